@@ -1,0 +1,86 @@
+package api
+
+import "platform/query"
+
+// Type is a field's wire type.
+type Type string
+
+const (
+	TString   Type = "string"
+	TNumber   Type = "number"
+	TInteger  Type = "integer"
+	TBool     Type = "boolean"
+	TDate     Type = "date"     // ISO 8601 timestamp
+	TObjectID Type = "objectid" // 24-hex record id
+	TObject   Type = "object"
+	TArray    Type = "array"
+)
+
+// Format refines a string field's validation.
+type Format string
+
+const (
+	FEmail    Format = "email"
+	FURL      Format = "url"
+	FPhone    Format = "e164"
+	FCountry  Format = "iso3166-alpha2"
+	FMarkdown Format = "markdown"
+	FLocale   Format = "locale"
+)
+
+// Field declares one field of a resource.
+type Field struct {
+	Name        string
+	Type        Type
+	Items       *Field  // element of an array
+	Fields      []Field // members of an object; none with FreeForm means any keys
+	FreeForm    bool    // object with tenant-defined keys (customCRM)
+	Required    bool
+	Enum        []string
+	Format      Format
+	MaxLen      int // strings; 0 = default limit
+	Description string
+	Default     any
+
+	// ReadOnly fields are set by the platform; clients sending them get a 422.
+	ReadOnly bool
+	// WriteOnly fields are accepted but never returned (secrets).
+	WriteOnly bool
+	// Virtual fields are computed on read and never stored.
+	Virtual bool
+
+	Filter bool // may appear in filter and shorthand
+	Sort   bool // may appear in sort
+	Unique bool // unique per customer
+}
+
+// DefaultMaxLen caps strings that declare no limit, so no field can hold a
+// document-sized value by accident.
+const DefaultMaxLen = 10000
+
+// queryType maps a field to the query package's type for filter coercion.
+func (f *Field) queryType() query.FieldType {
+	t := f.Type
+	arr := false
+	if t == TArray && f.Items != nil {
+		t, arr = f.Items.Type, true
+	}
+	var qt query.Type
+	switch t {
+	case TString:
+		qt = query.TypeString
+	case TNumber, TInteger:
+		qt = query.TypeNumber
+	case TBool:
+		qt = query.TypeBool
+	case TDate:
+		qt = query.TypeDate
+	case TObjectID:
+		qt = query.TypeID
+	case TObject:
+		qt = query.TypeObject
+	default:
+		qt = query.TypeAny
+	}
+	return query.FieldType{Type: qt, Array: arr}
+}

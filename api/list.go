@@ -1,0 +1,160 @@
+package api
+
+import (
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"platform/query"
+	"platform/store"
+)
+
+// List query parameters (DESIGN §3).
+const (
+	defaultLimit = 25
+	maxLimit     = 500
+)
+
+var reservedParams = map[string]bool{"limit": true, "page": true, "sort": true, "fields": true, "filter": true, "count": true, "format": true}
+
+// listQuery is a parsed list request.
+type listQuery struct {
+	Filter query.Expr
+	Sort   []store.SortField
+	Fields []string
+	Limit  int
+	Page   int
+	Count  bool
+}
+
+func parseList(r *Resource, q url.Values) (*listQuery, error) {
+	lq := &listQuery{Limit: defaultLimit, Page: 1, Sort: r.DefaultSort}
+	var err error
+	if lq.Limit, err = intParam(q, "limit", defaultLimit, 1, maxLimit); err != nil {
+		return nil, err
+	}
+	if lq.Page, err = intParam(q, "page", 1, 1, 1_000_000); err != nil {
+		return nil, err
+	}
+	if s := q.Get("sort"); s != "" {
+		if lq.Sort, err = parseSort(r, s); err != nil {
+			return nil, err
+		}
+	}
+	if f := q.Get("fields"); f != "" {
+		if lq.Fields, err = parseFields(r, f); err != nil {
+			return nil, err
+		}
+	}
+	switch q.Get("count") {
+	case "", "false":
+	case "true":
+		lq.Count = true
+	default:
+		return nil, BadRequest(CodeBadQuery, "count", "count must be true or false")
+	}
+	lq.Filter, err = parseFilter(r, q)
+	return lq, err
+}
+
+func intParam(q url.Values, name string, def, min, max int) (int, error) {
+	v := q.Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < min || n > max {
+		return 0, BadRequest(CodeBadQuery, name, "%s must be a whole number from %d to %d", name, min, max)
+	}
+	return n, nil
+}
+
+func parseSort(r *Resource, s string) ([]store.SortField, error) {
+	var out []store.SortField
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		desc := strings.HasPrefix(part, "-")
+		name := strings.TrimPrefix(strings.TrimPrefix(part, "-"), "+")
+		if !r.sortable(name) {
+			return nil, BadRequest(CodeBadQuery, "sort", "cannot sort by %q; sortable fields: %s", name, strings.Join(r.sortableNames(), ", "))
+		}
+		out = append(out, store.SortField{Field: name, Desc: desc})
+	}
+	return out, nil
+}
+
+func (r *Resource) sortableNames() []string {
+	var out []string
+	for _, f := range r.Fields {
+		if f.Sort {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+func parseFields(r *Resource, s string) ([]string, error) {
+	var out []string
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		f := r.Field(name)
+		if f == nil || f.WriteOnly {
+			return nil, BadRequest(CodeBadQuery, "fields", "unknown field %q in fields", name)
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+func parseFilter(r *Resource, q url.Values) (query.Expr, error) {
+	var parts []query.Expr
+	if text := q.Get("filter"); text != "" {
+		e, err := query.ParseJSON(text, r)
+		if err != nil {
+			return nil, queryError(err)
+		}
+		parts = append(parts, e)
+	}
+	for name, vals := range q {
+		if reservedParams[name] {
+			continue
+		}
+		for _, v := range vals {
+			e, err := query.Shorthand(name, v, r)
+			if err != nil {
+				return nil, queryError(err)
+			}
+			parts = append(parts, e)
+		}
+	}
+	return query.AllOf(parts...), nil
+}
+
+func queryError(err error) error {
+	var qe *query.Error
+	if errors.As(err, &qe) {
+		return BadRequest(CodeBadQuery, qe.Field, "%s", qe.Error())
+	}
+	return BadRequest(CodeBadQuery, "filter", "%s", err.Error())
+}
+
+// pageLinks builds self, next and prev in the module form.
+func pageLinks(base string, q url.Values, page int, hasNext bool) []Link {
+	at := func(p int) string {
+		v := url.Values{}
+		for k, vals := range q {
+			v[k] = vals
+		}
+		v.Set("page", strconv.Itoa(p))
+		return base + "?" + v.Encode()
+	}
+	links := []Link{{Rel: "self", Href: at(page), Method: "GET", Title: "this page", Types: Types}}
+	if hasNext {
+		links = append(links, Link{Rel: "next", Href: at(page + 1), Method: "GET", Title: "next page", Types: Types})
+	}
+	if page > 1 {
+		links = append(links, Link{Rel: "prev", Href: at(page - 1), Method: "GET", Title: "previous page", Types: Types})
+	}
+	return links
+}

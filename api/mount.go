@@ -1,0 +1,149 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"platform/auth"
+	"platform/tenant"
+)
+
+// ModuleRouter adds a module's own routes; every one is authenticated and
+// rate limited, and names the right it needs (deny by default).
+type ModuleRouter struct {
+	s     *Server
+	group *gin.RouterGroup
+}
+
+// Handle adds a route that needs right.
+func (m *ModuleRouter) Handle(method, path, right string, h HandlerFunc) {
+	m.group.Handle(method, path, requireRight(right), m.s.adapt(h))
+}
+
+// Mount registers a module's resources and routes under /<module>.
+func (s *Server) Mount(ctx context.Context, m *Module) error {
+	s.modules[m.Name] = m
+	s.labels[m.HostLabel] = m
+	g := s.engine.Group("/"+m.Name, func(c *gin.Context) { c.Set(keyModule, m) })
+	g.GET("/openapi.json", s.adapt(s.moduleOpenAPI(m, "json")))
+	g.GET("/openapi.yaml", s.adapt(s.moduleOpenAPI(m, "yaml")))
+	api := g.Group("", s.authenticate, s.rateLimit)
+	for _, r := range m.Resources {
+		s.svc.Registry.Add(r)
+		if err := s.svc.Store.EnsureIndexes(ctx, r.Plural, true, r.Indexes); err != nil {
+			return err
+		}
+		s.mountResource(g, api, r)
+	}
+	if m.Routes != nil {
+		m.Routes(&ModuleRouter{s: s, group: api})
+	}
+	return nil
+}
+
+func (s *Server) mountResource(public, g *gin.RouterGroup, r *Resource) {
+	h := &crud{s: s, r: r}
+	base := "/" + r.Plural
+	public.GET(base+"/openapi.json", s.adapt(s.resourceOpenAPI(r, "json")))
+	public.GET(base+"/openapi.yaml", s.adapt(s.resourceOpenAPI(r, "yaml")))
+	g.GET(base, requireRight(r.Right("view")), s.adapt(h.list))
+	g.GET(base+"/:id", requireRight(r.Right("view")), s.adapt(h.get))
+	if !r.ReadOnly {
+		g.POST(base, requireRight(r.Right("create")), s.adapt(h.create))
+		g.PUT(base, requireRight(r.Right("edit")), s.adapt(h.replaceByBody))
+		g.PUT(base+"/:id", requireRight(r.Right("edit")), s.adapt(h.replace))
+		g.PATCH(base+"/:id", requireRight(r.Right("edit")), s.adapt(h.patch))
+		g.DELETE(base+"/:id", requireRight(r.Right("delete")), s.adapt(h.delete))
+	}
+	if len(r.Actions) > 0 {
+		g.POST(base+"/:id/actions/:action", s.adapt(h.action))
+	}
+	for i := range r.Subs {
+		sub := &r.Subs[i]
+		g.GET(base+"/:id/"+sub.Name, requireRight(r.Right("view")), s.adapt(h.sub(sub)))
+	}
+}
+
+// authenticate verifies the bearer token and puts the principal and its
+// customer into the request's ctx.
+func (s *Server) authenticate(c *gin.Context) {
+	raw, ok := bearer(c.GetHeader("Authorization"))
+	if !ok {
+		s.renderError(c, Unauthorized("send an access token as Authorization: Bearer <token>"))
+		c.Abort()
+		return
+	}
+	p, err := s.verify.Verify(c.Request.Context(), raw)
+	if err != nil {
+		if errors.Is(err, auth.ErrInvalidToken) {
+			s.renderError(c, Unauthorized("the access token is invalid, expired or revoked").WithCause(err))
+		} else {
+			s.renderError(c, NewError(http.StatusServiceUnavailable, CodeUnavailable, "", "token verification is unavailable").WithCause(err))
+		}
+		c.Abort()
+		return
+	}
+	ctx := tenant.WithCustomer(auth.WithPrincipal(c.Request.Context(), p), p.Customer)
+	c.Request = c.Request.WithContext(ctx)
+	c.Next()
+}
+
+func bearer(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
+		return "", false
+	}
+	return strings.TrimSpace(tok), true
+}
+
+// requireRight answers 403 unless the token's scope grants right.
+func requireRight(right string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if !auth.From(c.Request.Context()).Allows(right) {
+			srv := c.MustGet(keyServer).(*Server)
+			srv.renderError(c, Forbidden(right))
+			c.Abort()
+			return
+		}
+		c.Next()
+	}
+}
+
+const keyServer = "platform.server"
+
+// rateLimit counts the request against the customer's window.
+func (s *Server) rateLimit(c *gin.Context) {
+	p := auth.From(c.Request.Context())
+	info, err := s.limiter.Take(c.Request.Context(), p.Customer)
+	if err != nil {
+		s.renderError(c, NewError(http.StatusServiceUnavailable, CodeUnavailable, "", "rate limiter unavailable").WithCause(err))
+		c.Abort()
+		return
+	}
+	resetIn := int(time.Until(info.Reset).Seconds() + 0.999)
+	if resetIn < 0 {
+		resetIn = 0
+	}
+	rl := RateLimit{
+		Limit: strconv.Itoa(info.Limit), Remaining: strconv.Itoa(info.Remaining),
+		Reset: strconv.Itoa(resetIn), ResetDate: info.Reset.UTC().Format(time.RFC3339),
+	}
+	c.Set(keyRateLimit, rl)
+	c.Header("X-RateLimit-Limit", rl.Limit)
+	c.Header("X-RateLimit-Remaining", rl.Remaining)
+	c.Header("X-RateLimit-Reset", rl.Reset)
+	if !info.Allowed {
+		e := NewError(http.StatusTooManyRequests, CodeRateLimit, "", "rate limit of %d requests per window exceeded; retry in %d s", info.Limit, resetIn)
+		e.Header = http.Header{"Retry-After": {strconv.Itoa(max(resetIn, 1))}}
+		s.renderError(c, e)
+		c.Abort()
+		return
+	}
+	c.Next()
+}

@@ -1,0 +1,284 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// OpenAPI 3.1 descriptions are generated from the same declarations that
+// drive validation, so they cannot drift from the behaviour.
+
+func (s *Server) resourceOpenAPI(r *Resource, format string) HandlerFunc {
+	return func(*Request) (*Response, error) {
+		m := s.modules[r.Module]
+		return openAPIResponse(s.openAPIDoc(m, []*Resource{r}, r.Title+" API"), format)
+	}
+}
+
+func (s *Server) moduleOpenAPI(m *Module, format string) HandlerFunc {
+	return func(*Request) (*Response, error) {
+		return openAPIResponse(s.openAPIDoc(m, m.Resources, m.Name+" module API"), format)
+	}
+}
+
+func openAPIResponse(doc map[string]any, format string) (*Response, error) {
+	if format == "yaml" {
+		b, err := yaml.Marshal(doc)
+		return &Response{Raw: b, ContentType: "application/yaml; charset=utf-8"}, err
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	return &Response{Raw: b, ContentType: "application/json; charset=utf-8"}, err
+}
+
+// OpenAPIDocument returns the description of a module (tests validate it).
+func (s *Server) OpenAPIDocument(module string) map[string]any {
+	m := s.modules[module]
+	return s.openAPIDoc(m, m.Resources, m.Name+" module API")
+}
+
+type obj = map[string]any
+
+func (s *Server) openAPIDoc(m *Module, resources []*Resource, title string) map[string]any {
+	paths := obj{}
+	schemas := obj{"Envelope": envelopeSchema(), "ErrorEnvelope": errorEnvelopeSchema()}
+	for _, r := range resources {
+		name := schemaName(r)
+		schemas[name] = recordSchema(r.Fields, false)
+		schemas[name+"Input"] = recordSchema(r.Fields, true)
+		for p, item := range resourcePaths(r, name) {
+			paths[p] = item
+		}
+	}
+	return obj{
+		"openapi": "3.1.0",
+		"info":    obj{"title": title, "version": m.Version, "description": "Generated from the resource declarations of the " + m.Name + " module."},
+		"servers": []any{obj{"url": s.cfg.ModuleBaseURL(m.HostLabel)}, obj{"url": s.cfg.GatewayURL + "/" + m.Name}},
+		"paths":   paths,
+		"components": obj{
+			"schemas":         schemas,
+			"securitySchemes": obj{"bearer": obj{"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}},
+		},
+		"security": []any{obj{"bearer": []any{}}},
+	}
+}
+
+func schemaName(r *Resource) string {
+	return strings.ToUpper(r.Plural[:1]) + r.Plural[1:]
+}
+
+func resourcePaths(r *Resource, name string) obj {
+	ref := func(n string) obj { return obj{"$ref": "#/components/schemas/" + n} }
+	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string", "pattern": "^[0-9a-fA-F]{24}$"}}
+	one := envelopeOf(ref(name))
+	many := envelopeOf(obj{"type": "array", "items": ref(name)})
+	body := obj{"required": true, "content": obj{"application/json": obj{"schema": ref(name + "Input")}}}
+	op := func(summary, right string, params []any, reqBody obj, ok int, okSchema obj) obj {
+		o := obj{"summary": summary, "description": "Needs the right `" + right + "`.", "responses": responses(ok, okSchema)}
+		if len(params) > 0 {
+			o["parameters"] = params
+		}
+		if reqBody != nil {
+			o["requestBody"] = reqBody
+		}
+		return o
+	}
+	coll := obj{"get": op("List "+r.Plural, r.Right("view"), listParams(r), nil, 200, many)}
+	item := obj{"get": op("Get one "+r.Title, r.Right("view"), []any{idParam, fieldsParam()}, nil, 200, one)}
+	if !r.ReadOnly {
+		coll["post"] = op("Create a "+r.Title, r.Right("create"), nil, body, 201, one)
+		coll["put"] = op("Replace a "+r.Title+" identified by _id in the body", r.Right("edit"), nil, body, 200, one)
+		item["put"] = op("Replace a "+r.Title, r.Right("edit"), []any{idParam}, body, 200, one)
+		item["patch"] = op("Change fields of a "+r.Title+" (JSON merge patch; null removes)", r.Right("edit"), []any{idParam},
+			obj{"required": true, "content": obj{"application/merge-patch+json": obj{"schema": obj{"type": "object"}}, "application/json": obj{"schema": obj{"type": "object"}}}}, 200, one)
+		item["delete"] = op("Delete a "+r.Title, r.Right("delete"), []any{idParam}, nil, 200, one)
+	}
+	base := "/" + r.Plural
+	out := obj{base: coll, base + "/{id}": item}
+	for i := range r.Actions {
+		a := &r.Actions[i]
+		var ab obj
+		if len(a.Body) > 0 {
+			ab = obj{"required": true, "content": obj{"application/json": obj{"schema": recordSchema(a.Body, true)}}}
+		}
+		summary := a.Title
+		if a.Event != "" {
+			summary += fmt.Sprintf(" (emits %s.%s)", r.Plural, a.Event)
+		}
+		out[base+"/{id}/actions/"+a.Name] = obj{"post": op(summary, r.ActionRight(a), []any{idParam}, ab, 200, envelopeOf(obj{}))}
+	}
+	for _, sub := range r.Subs {
+		out[base+"/{id}/"+sub.Name] = obj{"get": op("List the "+sub.Name+" of a "+r.Title, r.Right("view")+" and the "+sub.Module+"."+sub.Plural+" view right",
+			append([]any{idParam}, pageParams()...), nil, 200, envelopeOf(obj{"type": "array", "items": obj{"type": "object"}}))}
+	}
+	return out
+}
+
+func responses(ok int, okSchema obj) obj {
+	errRef := obj{"description": "error", "content": contentOf(obj{"$ref": "#/components/schemas/ErrorEnvelope"})}
+	out := obj{fmt.Sprint(ok): obj{"description": http.StatusText(ok), "content": contentOf(okSchema)}}
+	for _, code := range []int{400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503} {
+		out[fmt.Sprint(code)] = obj{"description": http.StatusText(code), "content": errRef["content"]}
+	}
+	return out
+}
+
+func contentOf(schema obj) obj {
+	return obj{"application/json": obj{"schema": schema}, "application/yaml": obj{"schema": schema}, "text/csv": obj{"schema": obj{"type": "string"}}}
+}
+
+func envelopeOf(payload obj) obj {
+	return obj{"allOf": []any{obj{"$ref": "#/components/schemas/Envelope"}, obj{"type": "object", "properties": obj{"payload": payload}}}}
+}
+
+func listParams(r *Resource) []any {
+	ps := append(pageParams(), fieldsParam(),
+		obj{"name": "sort", "in": "query", "schema": obj{"type": "string"}, "description": "comma list of " + strings.Join(r.sortableNames(), ", ") + "; prefix - for descending"},
+		obj{"name": "filter", "in": "query", "schema": obj{"type": "string"}, "description": "JSON filter in the MongoDB query language on: " + strings.Join(filterableNames(r), ", ")},
+		obj{"name": "count", "in": "query", "schema": obj{"type": "boolean"}, "description": "add meta.total"},
+	)
+	for _, n := range filterableNames(r) {
+		ps = append(ps, obj{"name": n, "in": "query", "schema": obj{"type": "string"}, "description": "shorthand for equality on " + n})
+	}
+	return ps
+}
+
+func pageParams() []any {
+	return []any{
+		obj{"name": "limit", "in": "query", "schema": obj{"type": "integer", "minimum": 1, "maximum": maxLimit, "default": defaultLimit}},
+		obj{"name": "page", "in": "query", "schema": obj{"type": "integer", "minimum": 1, "default": 1}},
+		obj{"name": "format", "in": "query", "schema": obj{"type": "string", "enum": []any{"json", "yaml", "csv"}}},
+	}
+}
+
+func fieldsParam() obj {
+	return obj{"name": "fields", "in": "query", "schema": obj{"type": "string"}, "description": "comma list of fields to return (_id always)"}
+}
+
+func filterableNames(r *Resource) []string {
+	var out []string
+	for _, f := range r.Fields {
+		if f.Filter && !f.WriteOnly && !f.Virtual {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// recordSchema describes a record (input: what clients may send).
+func recordSchema(fields []Field, input bool) obj {
+	props := obj{}
+	var required []any
+	for i := range fields {
+		f := &fields[i]
+		if input && (f.ReadOnly || f.Virtual) || !input && f.WriteOnly {
+			continue
+		}
+		props[f.Name] = fieldSchema(f, input)
+		if input && f.Required {
+			required = append(required, f.Name)
+		}
+	}
+	s := obj{"type": "object", "properties": props, "additionalProperties": !input}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+func fieldSchema(f *Field, input bool) obj {
+	var s obj
+	switch f.Type {
+	case TString:
+		s = obj{"type": "string"}
+		if len(f.Enum) > 0 {
+			s["enum"] = toAny(f.Enum)
+		}
+		switch f.Format {
+		case FEmail:
+			s["format"] = "email"
+		case FURL:
+			s["format"] = "uri"
+		case FPhone:
+			s["pattern"] = `^\+[1-9][0-9]{1,14}$`
+		case FCountry:
+			s["pattern"] = "^[A-Z]{2}$"
+		}
+	case TNumber:
+		s = obj{"type": "number"}
+	case TInteger:
+		s = obj{"type": "integer"}
+	case TBool:
+		s = obj{"type": "boolean"}
+	case TDate:
+		s = obj{"type": "string", "format": "date-time"}
+	case TObjectID:
+		s = obj{"type": "string", "pattern": "^[0-9a-fA-F]{24}$"}
+	case TObject:
+		if f.FreeForm {
+			s = obj{"type": "object", "additionalProperties": true}
+		} else {
+			s = recordSchema(f.Fields, input)
+		}
+	case TArray:
+		items := obj{}
+		if f.Items != nil {
+			items = fieldSchema(f.Items, input)
+		}
+		s = obj{"type": "array", "items": items}
+	default:
+		s = obj{}
+	}
+	if !input && !f.Required && f.Type != "" {
+		// Absent optional fields are simply missing, but PATCH may clear them with null.
+		s = obj{"anyOf": []any{s, obj{"type": "null"}}}
+	}
+	desc := f.Description
+	if f.ReadOnly {
+		desc = strings.TrimSpace(desc + " (set by the platform)")
+	}
+	if f.Virtual {
+		desc = strings.TrimSpace(desc + " (computed, read-only)")
+	}
+	if desc != "" {
+		s["description"] = desc
+	}
+	return s
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func envelopeSchema() obj {
+	link := obj{"type": "object", "required": []any{"rel", "href", "method"}, "properties": obj{
+		"rel": obj{"type": "string"}, "href": obj{"type": "string"}, "method": obj{"type": "string"},
+		"title": obj{"type": "string"}, "types": obj{"type": "array", "items": obj{"type": "string"}},
+		"action": obj{"type": "string"}, "right": obj{"type": "string"}}}
+	str := obj{"type": "string"}
+	return obj{"type": "object", "required": []any{"payload", "meta"}, "properties": obj{
+		"payload": obj{},
+		"meta": obj{"type": "object", "required": []any{"links", "relations", "actions", "debugId", "errors", "version", "rateLimit", "responseTime", "code", "status", "error"},
+			"properties": obj{
+				"links": obj{"type": "array", "items": link}, "relations": obj{"type": "array", "items": link},
+				"actions": obj{"type": "array", "items": link}, "debugId": str,
+				"errors":       obj{"type": "array", "items": obj{"type": "object", "required": []any{"code", "message"}, "properties": obj{"code": str, "message": str, "field": str}}},
+				"version":      obj{"type": "object", "required": []any{"host", "core"}, "properties": obj{"host": str, "core": str}},
+				"rateLimit":    obj{"type": "object", "properties": obj{"limit": str, "reset": str, "remaining": str, "resetDate": str}},
+				"responseTime": obj{"type": "number"}, "code": obj{"type": "integer"},
+				"status": obj{"type": "string", "enum": []any{"success", "error"}}, "error": obj{"type": "boolean"},
+				"page": obj{"type": "integer"}, "limit": obj{"type": "integer"}, "total": obj{"type": "integer"},
+			}},
+	}}
+}
+
+func errorEnvelopeSchema() obj {
+	return obj{"allOf": []any{obj{"$ref": "#/components/schemas/Envelope"}, obj{"type": "object", "properties": obj{"payload": obj{"type": "null"}}}}}
+}

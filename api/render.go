@@ -1,0 +1,151 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"platform/obs"
+)
+
+// Keys of values the middleware leaves on gin's context.
+const (
+	keyStart     = "platform.start"
+	keyRateLimit = "platform.ratelimit"
+	keyModule    = "platform.module"
+)
+
+// BugReporter records an unexpected failure as a CRM task of type Bug.
+type BugReporter interface {
+	ReportBug(ctx context.Context, debugID, route string, cause error)
+}
+
+// adapt turns a HandlerFunc into a gin handler; it is the only place where
+// successes and errors become HTTP answers.
+func (s *Server) adapt(h HandlerFunc) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		resp, err := h(newRequest(c, s.cfg.MaxBodyBytes))
+		if err != nil {
+			s.renderError(c, err)
+			return
+		}
+		s.renderOK(c, resp)
+	}
+}
+
+func (s *Server) renderOK(c *gin.Context, resp *Response) {
+	if resp.Raw != nil {
+		c.Data(orDefault(resp.Status, http.StatusOK), resp.ContentType, resp.Raw)
+		return
+	}
+	status := orDefault(resp.Status, http.StatusOK)
+	env := &Envelope{Payload: resp.Payload, Meta: s.meta(c, status)}
+	env.Meta.Links = nonNil(resp.Links)
+	env.Meta.Relations = nonNilRel(resp.Relations)
+	env.Meta.Actions = nonNilAct(resp.Actions)
+	env.Meta.Page, env.Meta.Limit, env.Meta.Total = resp.Page, resp.Limit, resp.Total
+	s.write(c, status, env)
+}
+
+// renderError answers with the error envelope; the cause goes to the log only.
+func (s *Server) renderError(c *gin.Context, err error) {
+	e := AsError(err)
+	ctx := c.Request.Context()
+	if e.Status >= 500 {
+		s.log.ErrorContext(ctx, "request failed", "status", e.Status, "route", c.FullPath(), "error", errString(e.Cause))
+		if e.Status == http.StatusInternalServerError && s.bugs != nil {
+			s.bugs.ReportBug(ctx, obs.DebugID(ctx), c.Request.Method+" "+c.FullPath(), e.Cause)
+		}
+	} else if e.Cause != nil {
+		s.log.InfoContext(ctx, "request rejected", "status", e.Status, "error", e.Cause.Error())
+	}
+	for k, v := range e.Header {
+		c.Writer.Header()[k] = v
+	}
+	env := &Envelope{Meta: s.meta(c, e.Status)}
+	env.Meta.Error, env.Meta.Status, env.Meta.Errors = true, "error", e.Entries
+	s.write(c, e.Status, env)
+}
+
+func (s *Server) write(c *gin.Context, status int, env *Envelope) {
+	format, ferr := negotiate(c.Request)
+	if ferr != nil && !env.Meta.Error {
+		s.renderError(c, ferr)
+		return
+	}
+	env.Meta.ResponseTime = elapsedMS(c)
+	body, err := encode(format, env)
+	if err != nil {
+		s.log.ErrorContext(c.Request.Context(), "encode answer", "error", err)
+		c.Status(http.StatusInternalServerError)
+		return
+	}
+	c.Data(status, formatTypes[format], body)
+}
+
+func (s *Server) meta(c *gin.Context, status int) Meta {
+	m := Meta{
+		Links: []Link{}, Relations: []RelationLink{}, Actions: []ActionLink{}, Errors: []ErrorEntry{},
+		DebugID: obs.DebugID(c.Request.Context()),
+		Version: Version{Host: s.hostVersion(c), Core: CoreVersion},
+		Code:    status, Status: "success",
+	}
+	if rl, ok := c.Get(keyRateLimit); ok {
+		m.RateLimit = rl.(RateLimit)
+	}
+	return m
+}
+
+func (s *Server) hostVersion(c *gin.Context) string {
+	if m, ok := c.Get(keyModule); ok {
+		return m.(*Module).Version
+	}
+	return CoreVersion
+}
+
+func elapsedMS(c *gin.Context) float64 {
+	if t, ok := c.Get(keyStart); ok {
+		return float64(time.Since(t.(time.Time)).Microseconds()) / 1000
+	}
+	return 0
+}
+
+func orDefault(v, d int) int {
+	if v == 0 {
+		return d
+	}
+	return v
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func nonNil(l []Link) []Link {
+	if l == nil {
+		return []Link{}
+	}
+	return l
+}
+
+func nonNilRel(l []RelationLink) []RelationLink {
+	if l == nil {
+		return []RelationLink{}
+	}
+	return l
+}
+
+func nonNilAct(l []ActionLink) []ActionLink {
+	if l == nil {
+		return []ActionLink{}
+	}
+	return l
+}
+
+var _ = slog.LevelInfo

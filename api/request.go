@@ -1,0 +1,135 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"platform/auth"
+)
+
+// Request is what a handler sees of an HTTP request: no *gin.Context, so
+// handlers and everything below them work from plain values and ctx.
+type Request struct {
+	Ctx       context.Context
+	Method    string
+	Params    map[string]string
+	Query     url.Values
+	Principal *auth.Principal
+	body      io.Reader
+	header    http.Header
+	maxBody   int64
+	tail      string
+}
+
+// Response is a successful answer before rendering.
+type Response struct {
+	Status    int
+	Payload   any
+	Links     []Link
+	Relations []RelationLink
+	Actions   []ActionLink
+	Page      int
+	Limit     int
+	Total     *int64
+	// Raw, when set, is written as is (OpenAPI documents, metrics).
+	Raw         []byte
+	ContentType string
+}
+
+// HandlerFunc serves one route; errors are rendered in one place (render.go).
+type HandlerFunc func(r *Request) (*Response, error)
+
+// Param returns a path parameter.
+func (r *Request) Param(name string) string { return r.Params[name] }
+
+// Header returns a request header.
+func (r *Request) Header(name string) string { return r.header.Get(name) }
+
+// JSON decodes the body as one JSON object with numbers kept exact. It
+// answers 415 for another content type, 413 past the size limit and 400 for
+// malformed JSON, naming the position.
+func (r *Request) JSON() (map[string]any, error) {
+	ct := r.header.Get("Content-Type")
+	if ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return nil, NewError(http.StatusUnsupportedMediaType, CodeMediaType, "", "send the body as application/json")
+		}
+	}
+	data, err := io.ReadAll(io.LimitReader(r.body, r.maxBody+1))
+	if err != nil {
+		return nil, BadRequest(CodeMalformed, "", "could not read the request body").WithCause(err)
+	}
+	if int64(len(data)) > r.maxBody {
+		return nil, NewError(http.StatusRequestEntityTooLarge, CodeTooLarge, "", "the body is larger than %d bytes", r.maxBody)
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return map[string]any{}, nil
+	}
+	return decodeObject(data)
+}
+
+func decodeObject(data []byte) (map[string]any, error) {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, jsonError(err)
+	}
+	if dec.More() {
+		return nil, BadRequest(CodeMalformed, "", "the body holds more than one JSON value")
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, BadRequest(CodeMalformed, "", "the body must be a JSON object")
+	}
+	return obj, nil
+}
+
+func jsonError(err error) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return BadRequest(CodeMalformed, "", "malformed JSON at byte %d: %s", syn.Offset, syn.Error())
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return BadRequest(CodeMalformed, "", "malformed JSON: the body ends too early")
+	}
+	return BadRequest(CodeMalformed, "", "malformed JSON: %s", err.Error())
+}
+
+// newRequest builds a Request from gin's context.
+func newRequest(c *gin.Context, maxBody int64) *Request {
+	params := make(map[string]string, len(c.Params))
+	for _, p := range c.Params {
+		params[p.Key] = p.Value
+	}
+	return &Request{
+		Ctx:       c.Request.Context(),
+		Method:    c.Request.Method,
+		Params:    params,
+		Query:     c.Request.URL.Query(),
+		Principal: auth.From(c.Request.Context()),
+		body:      c.Request.Body,
+		header:    c.Request.Header,
+		maxBody:   maxBody,
+		tail:      moduleTail(c.Request.URL.Path),
+	}
+}
+
+// pathTail is the request path below the module ("/consumers", "/consumers/:id/tasks").
+func (r *Request) pathTail() string { return r.tail }
+
+func moduleTail(path string) string {
+	if i := strings.IndexByte(strings.TrimPrefix(path, "/"), '/'); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}

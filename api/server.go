@@ -1,0 +1,227 @@
+// Package api is the REST core: the envelope, errors, authentication and
+// rights, rate limits, the declarative resource registry with its generic
+// handlers, list queries, output formats and OpenAPI descriptions.
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"platform/auth"
+	"platform/config"
+	"platform/obs"
+)
+
+// TokenVerifier checks a bearer token (auth.Verifier implements it).
+type TokenVerifier interface {
+	Verify(ctx context.Context, raw string) (*auth.Principal, error)
+}
+
+// LimitInfo is one rate-limit decision.
+type LimitInfo struct {
+	Limit, Remaining int
+	Reset            time.Time
+	Allowed          bool
+}
+
+// Limiter counts requests per customer across every replica.
+type Limiter interface {
+	Take(ctx context.Context, key string) (LimitInfo, error)
+}
+
+// ReadyCheck is one dependency /readyz checks.
+type ReadyCheck struct {
+	Name  string
+	Check func(ctx context.Context) error
+}
+
+// Module is one domain module: its resources and any extra routes.
+type Module struct {
+	Name      string // path segment in the gateway form, e.g. "crm"
+	HostLabel string // <label>-api.<domain>
+	Version   string
+	Resources []*Resource
+	// Routes adds routes beyond the generic ones (relative to the module).
+	Routes func(r *ModuleRouter)
+}
+
+// Deps are the Server's dependencies, satisfied by the composition root.
+type Deps struct {
+	Config   *config.Config
+	Services *Services
+	Verifier TokenVerifier
+	Limiter  Limiter
+	Bugs     BugReporter
+	Metrics  *obs.Metrics
+	Ready    []ReadyCheck
+}
+
+// Server is the HTTP API.
+type Server struct {
+	cfg     *config.Config
+	svc     *Services
+	log     *slog.Logger
+	verify  TokenVerifier
+	limiter Limiter
+	bugs    BugReporter
+	metrics *obs.Metrics
+	ready   []ReadyCheck
+	engine  *gin.Engine
+	modules map[string]*Module // by name
+	labels  map[string]*Module // by host label
+}
+
+// New builds the server with its global routes.
+func New(d Deps) *Server {
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	e.ContextWithFallback = true
+	s := &Server{
+		cfg: d.Config, svc: d.Services, log: d.Services.Log, verify: d.Verifier, limiter: d.Limiter,
+		bugs: d.Bugs, metrics: d.Metrics, ready: d.Ready, engine: e,
+		modules: map[string]*Module{}, labels: map[string]*Module{},
+	}
+	e.Use(s.observe, s.recoverPanic)
+	e.NoRoute(s.adapt(func(*Request) (*Response, error) {
+		return nil, NewError(http.StatusNotFound, CodeNotFound, "", "no such endpoint")
+	}))
+	e.NoMethod(s.adapt(func(*Request) (*Response, error) {
+		return nil, NewError(http.StatusMethodNotAllowed, CodeMethod, "", "method not allowed on this endpoint")
+	}))
+	e.GET("/healthz", s.adapt(s.healthz))
+	e.GET("/readyz", s.adapt(s.readyz))
+	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(d.Metrics.Registry, promhttp.HandlerOpts{})))
+	e.GET("/events", s.authenticate, s.adapt(s.eventNames))
+	return s
+}
+
+// Engine exposes the router so services outside the modules (OAuth, audit,
+// tracking) can add routes.
+func (s *Server) Engine() *gin.Engine { return s.engine }
+
+// Handler serves both address forms: the gateway form /<module>/... and the
+// module host form <label>-api.<domain>/... (rewritten to the gateway form).
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if m := s.moduleOfHost(r.Host); m != nil && !strings.HasPrefix(r.URL.Path, "/"+m.Name+"/") {
+			r.URL.Path = "/" + m.Name + r.URL.Path
+			r.URL.RawPath = ""
+		}
+		s.engine.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) moduleOfHost(host string) *Module {
+	label, rest, ok := strings.Cut(host, "-api.")
+	if !ok || rest != s.cfg.PlatformDomain {
+		return nil
+	}
+	return s.labels[label]
+}
+
+// observe gives every request a debug id, a log line and metrics.
+func (s *Server) observe(c *gin.Context) {
+	start := time.Now()
+	id := newDebugID()
+	c.Set(keyStart, start)
+	c.Set(keyServer, s)
+	c.Header("X-Debug-Id", id)
+	c.Request = c.Request.WithContext(obs.WithDebugID(c.Request.Context(), id))
+	c.Next()
+	route := c.FullPath()
+	if route == "" {
+		route = "unmatched"
+	}
+	status := c.Writer.Status()
+	code := statusLabel(status)
+	s.metrics.Requests.WithLabelValues(route, c.Request.Method, code).Inc()
+	s.metrics.Latency.WithLabelValues(route, c.Request.Method, code).Observe(time.Since(start).Seconds())
+	if s.log.Enabled(c.Request.Context(), slog.LevelDebug) || status >= 400 {
+		s.log.InfoContext(c.Request.Context(), "request", "method", c.Request.Method, "route", route,
+			"status", status, "ms", float64(time.Since(start).Microseconds())/1000)
+	}
+}
+
+func statusLabel(s int) string {
+	const digits = "0123456789"
+	return string([]byte{digits[s/100%10], digits[s/10%10], digits[s%10]})
+}
+
+// recoverPanic turns a panic into a 500 envelope (recorded as a Bug task).
+func (s *Server) recoverPanic(c *gin.Context) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.renderError(c, &Error{Status: http.StatusInternalServerError, Cause: panicError{v},
+				Entries: []ErrorEntry{{Code: CodeInternal, Message: "internal error; quote the debug id when reporting it"}}})
+			c.Abort()
+		}
+	}()
+	c.Next()
+}
+
+type panicError struct{ v any }
+
+func (p panicError) Error() string { return "panic: " + stringify(p.v) }
+
+func stringify(v any) string {
+	if e, ok := v.(error); ok {
+		return e.Error()
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return "non-error panic value"
+}
+
+func newDebugID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (s *Server) healthz(*Request) (*Response, error) {
+	return &Response{Payload: map[string]any{"status": "up"}}, nil
+}
+
+func (s *Server) readyz(r *Request) (*Response, error) {
+	ctx, cancel := context.WithTimeout(r.Ctx, 3*time.Second)
+	defer cancel()
+	deps := map[string]string{}
+	var failing []ErrorEntry
+	for _, chk := range s.ready {
+		if err := chk.Check(ctx); err != nil {
+			deps[chk.Name] = "down"
+			s.log.WarnContext(ctx, "dependency not ready", "dependency", chk.Name, "error", err)
+			failing = append(failing, ErrorEntry{Code: CodeUnavailable, Field: chk.Name, Message: chk.Name + " is not reachable"})
+		} else {
+			deps[chk.Name] = "up"
+		}
+	}
+	if len(failing) > 0 {
+		return nil, &Error{Status: http.StatusServiceUnavailable, Entries: failing}
+	}
+	return &Response{Payload: map[string]any{"status": "ready", "dependencies": deps}}, nil
+}
+
+func (s *Server) eventNames(*Request) (*Response, error) {
+	return &Response{Payload: s.svc.Registry.EventNames()}, nil
+}
+
+func (s *Server) hostLabel(r *Resource) string {
+	if m := s.modules[r.Module]; m != nil {
+		return m.HostLabel
+	}
+	return r.Module
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+
+	"go.temporal.io/api/enums/v1"
+
+	"platform/config"
+	"platform/embedded"
+	"platform/workflows"
+)
+
+// embeddedServers are the in-process servers of the embedded defaults.
+type embeddedServers struct {
+	ferret   *embedded.FerretDB
+	temporal *embedded.Temporal
+}
+
+// quietLogger keeps the embedded servers' chatter out of the platform's log.
+func quietLogger(log *slog.Logger, level slog.Level) *slog.Logger {
+	if log == nil {
+		return slog.New(slog.NewJSONHandler(io.Discard, nil))
+	}
+	return slog.New(leveled{log.Handler(), level})
+}
+
+type leveled struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (l leveled) Enabled(_ context.Context, lv slog.Level) bool { return lv >= l.min }
+
+func (l leveled) WithAttrs(a []slog.Attr) slog.Handler { return leveled{l.Handler.WithAttrs(a), l.min} }
+
+func (l leveled) WithGroup(n string) slog.Handler { return leveled{l.Handler.WithGroup(n), l.min} }
+
+// start brings up whichever servers cfg does not point elsewhere, and fills
+// in cfg.MongoURI and cfg.TemporalAddress.
+func (e *embeddedServers) start(cfg *config.Config, log *slog.Logger, wantStore, wantTemporal bool) error {
+	if wantStore {
+		f, err := embedded.StartFerretDB(filepath.Join(cfg.DataDir, "store"), cfg.StoreAddr, quietLogger(log, slog.LevelError))
+		if err != nil {
+			return err
+		}
+		e.ferret = f
+		cfg.MongoURI = f.URI
+		log.Info("embedded store ready", "kind", "ferretdb", "uri", f.URI, "dir", filepath.Join(cfg.DataDir, "store"))
+	}
+	if wantTemporal {
+		port := cfg.TemporalPort
+		if port == 0 {
+			p, err := embedded.FreePort("127.0.0.1")
+			if err != nil {
+				return err
+			}
+			port = p
+		}
+		t, err := embedded.StartTemporal(embedded.TemporalOptions{
+			DatabaseFile: filepath.Join(cfg.DataDir, "temporal", "temporal.db"),
+			IP:           "127.0.0.1", Port: port, UIPort: cfg.TemporalUIPort, Namespace: cfg.TemporalNamespace,
+			SearchAttributes: searchAttributes(),
+		}, quietLogger(log, slog.LevelError))
+		if err != nil {
+			e.stop()
+			return err
+		}
+		e.temporal = t
+		cfg.TemporalAddress = t.Address
+		log.Info("embedded Temporal ready", "address", t.Address, "ui", uiURL(cfg.TemporalUIPort))
+	}
+	return nil
+}
+
+func uiURL(port int) string {
+	if port == 0 {
+		return "off"
+	}
+	return "http://localhost:" + itoa(port)
+}
+
+func searchAttributes() map[string]enums.IndexedValueType {
+	return map[string]enums.IndexedValueType{
+		workflows.AttrCustomer: enums.INDEXED_VALUE_TYPE_KEYWORD,
+		workflows.AttrPipeline: enums.INDEXED_VALUE_TYPE_KEYWORD,
+		workflows.AttrWebhook:  enums.INDEXED_VALUE_TYPE_KEYWORD,
+		workflows.AttrEvent:    enums.INDEXED_VALUE_TYPE_KEYWORD,
+	}
+}
+
+func (e *embeddedServers) stop() {
+	if e.temporal != nil {
+		e.temporal.Stop()
+	}
+	if e.ferret != nil {
+		e.ferret.Stop()
+	}
+}

@@ -1,0 +1,56 @@
+// Command platform runs the business platform: `platform dev` runs
+// everything in one process on embedded defaults; `api`, `worker` and
+// `infra` are the roles of a scaled deployment; the rest are admin commands.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"platform/config"
+)
+
+const usage = `usage: platform <command> [flags]
+
+commands:
+  dev        everything in one process: API, worker, embedded store and Temporal
+  api        the HTTP API only (needs MONGODB_URI and TEMPORAL_ADDRESS)
+  worker     the Temporal worker only (needs MONGODB_URI and TEMPORAL_ADDRESS)
+  infra      only the embedded servers (FerretDB and Temporal with its UI)
+  token      print an access token: --customer <slug> [--user <email>] --scope "<scopes>"
+  customer   customer create <slug>: create a customer (idempotent), print its id
+  check      run the self-check workflow through the worker and the store
+
+Run "platform <command> -h" for a command's flags.`
+
+func main() {
+	if len(os.Args) < 2 || os.Args[1] == "-h" || os.Args[1] == "--help" || os.Args[1] == "help" {
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	cmd, args := os.Args[1], os.Args[2:]
+	run, ok := commands[cmd]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "platform: unknown command %q\n\n%s\n", cmd, usage)
+		os.Exit(2)
+	}
+	if err := run(args); err != nil {
+		fmt.Fprintf(os.Stderr, "platform %s: %v\n", cmd, err)
+		var inv *config.InvalidError
+		if errors.As(err, &inv) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+var commands = map[string]func([]string) error{
+	"dev":      runDev,
+	"api":      runAPI,
+	"worker":   runWorker,
+	"infra":    runInfra,
+	"token":    runToken,
+	"customer": runCustomer,
+	"check":    runCheck,
+}

@@ -1,0 +1,237 @@
+// Package config reads the platform's settings from environment variables
+// and flags (flags win) and validates them before anything starts, so a
+// wrong value stops the process with one line naming the setting.
+package config
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting of every role.
+type Config struct {
+	DataDir           string
+	HTTPAddr          string
+	MongoURI          string
+	MongoDatabase     string
+	StoreAddr         string // embedded MongoDB-wire server (platform infra, or dev with PLATFORM_STORE=ferretdb)
+	EmbeddedStore     string // "sqlite" or "ferretdb": the store platform dev embeds without MONGODB_URI
+	TemporalAddress   string
+	TemporalNamespace string
+	TemporalPort      int
+	TemporalUIPort    int
+	TaskQueue         string
+	GatewayURL        string
+	PlatformDomain    string // module host form: <label>-api.<PlatformDomain>
+	ModuleScheme      string
+	AuthURL           string
+	LoginURL          string
+	AuditURL          string
+	TrackingURL       string
+	RateLimit         int
+	RateWindow        time.Duration
+	OutboundAllow     []string
+	AdminPassword     string
+	LogLevel          string
+	MaxBodyBytes      int64
+	ShutdownTimeout   time.Duration
+}
+
+// setting is one configurable value: its env name, flag name, default and parser.
+type setting struct {
+	env, flag, def, help string
+	apply              func(c *Config, v string) error
+}
+
+// InvalidError names the setting that failed validation.
+type InvalidError struct {
+	Env, Flag, Value, Reason string
+}
+
+func (e *InvalidError) Error() string {
+	return fmt.Sprintf("invalid setting %s (--%s) = %q: %s", e.Env, e.Flag, e.Value, e.Reason)
+}
+
+func settings() []setting {
+	return []setting{
+		{"PLATFORM_DATA", "data", "./data", "directory of the embedded stores", func(c *Config, v string) error { c.DataDir = v; return nonEmpty(v) }},
+		{"PLATFORM_HTTP_ADDR", "http", ":8080", "HTTP listen address", func(c *Config, v string) error { c.HTTPAddr = v; return hostPort(v) }},
+		{"MONGODB_URI", "mongodb-uri", "", "MongoDB URI; empty: embedded store", func(c *Config, v string) error { c.MongoURI = v; return mongoURI(v) }},
+		{"PLATFORM_MONGODB_DATABASE", "mongodb-database", "platform", "MongoDB database name", func(c *Config, v string) error { c.MongoDatabase = v; return nonEmpty(v) }},
+		{"PLATFORM_STORE_ADDR", "store-addr", "127.0.0.1:27017", "address of the embedded MongoDB-wire server", func(c *Config, v string) error { c.StoreAddr = v; return hostPort(v) }},
+		{"PLATFORM_EMBEDDED_STORE", "embedded-store", "ferretdb", "embedded store without MONGODB_URI: ferretdb", func(c *Config, v string) error { c.EmbeddedStore = v; return oneOf(v, "ferretdb", "sqlite") }},
+		{"TEMPORAL_ADDRESS", "temporal-address", "", "Temporal frontend host:port; empty: embedded server", func(c *Config, v string) error { c.TemporalAddress = v; return optional(v, hostPort) }},
+		{"TEMPORAL_NAMESPACE", "temporal-namespace", "default", "Temporal namespace", func(c *Config, v string) error { c.TemporalNamespace = v; return nonEmpty(v) }},
+		{"PLATFORM_TEMPORAL_PORT", "temporal-port", "7233", "embedded Temporal frontend port", func(c *Config, v string) (err error) { c.TemporalPort, err = port(v); return }},
+		{"PLATFORM_TEMPORAL_UI_PORT", "temporal-ui-port", "8233", "embedded Temporal Web UI port (0: off)", func(c *Config, v string) (err error) { c.TemporalUIPort, err = port(v); return }},
+		{"PLATFORM_TASK_QUEUE", "task-queue", "platform", "Temporal task queue of the worker", func(c *Config, v string) error { c.TaskQueue = v; return nonEmpty(v) }},
+		{"PLATFORM_GATEWAY_URL", "gateway-url", "http://localhost:8080", "public base URL of the gateway", func(c *Config, v string) error { c.GatewayURL = strings.TrimRight(v, "/"); return absURL(v) }},
+		{"PLATFORM_DOMAIN", "domain", "localhost:8080", "module hosts are <label>-api.<domain>", func(c *Config, v string) error { c.PlatformDomain = v; return nonEmpty(v) }},
+		{"PLATFORM_MODULE_SCHEME", "module-scheme", "http", "scheme of module base URLs", func(c *Config, v string) error { c.ModuleScheme = v; return oneOf(v, "http", "https") }},
+		{"PLATFORM_AUTH_URL", "auth-url", "", "base URL of the token service (default: gateway)", func(c *Config, v string) error { c.AuthURL = strings.TrimRight(v, "/"); return optional(v, absURL) }},
+		{"PLATFORM_LOGIN_URL", "login-url", "", "base URL of the consent screen (default: gateway)", func(c *Config, v string) error { c.LoginURL = strings.TrimRight(v, "/"); return optional(v, absURL) }},
+		{"PLATFORM_AUDIT_URL", "audit-url", "", "base URL of the audit trail (default: gateway/audit)", func(c *Config, v string) error { c.AuditURL = strings.TrimRight(v, "/"); return optional(v, absURL) }},
+		{"PLATFORM_TRACKING_URL", "tracking-url", "", "base URL of mail tracking (default: gateway/t)", func(c *Config, v string) error { c.TrackingURL = strings.TrimRight(v, "/"); return optional(v, absURL) }},
+		{"PLATFORM_RATE_LIMIT", "rate-limit", "2500", "requests per window per customer", func(c *Config, v string) (err error) { c.RateLimit, err = positive(v); return }},
+		{"PLATFORM_RATE_WINDOW", "rate-window", "1m", "rate-limit window", func(c *Config, v string) (err error) { c.RateWindow, err = duration(v); return }},
+		{"PLATFORM_OUTBOUND_ALLOW", "outbound-allow", "", "hosts, host:port or CIDRs outbound calls may reach although private", func(c *Config, v string) error { c.OutboundAllow = splitList(v); return allowList(c.OutboundAllow) }},
+		{"PLATFORM_ADMIN_PASSWORD", "admin-password", "", "password of the seeded admin (default: generated)", func(c *Config, v string) error { c.AdminPassword = v; return nil }},
+		{"PLATFORM_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", func(c *Config, v string) error { c.LogLevel = v; return oneOf(v, "debug", "info", "warn", "error") }},
+		{"PLATFORM_MAX_BODY", "max-body", "1048576", "largest accepted request body in bytes", func(c *Config, v string) error { n, err := positive(v); c.MaxBodyBytes = int64(n); return err }},
+		{"PLATFORM_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long SIGTERM waits for in-flight work", func(c *Config, v string) (err error) { c.ShutdownTimeout, err = duration(v); return }},
+	}
+}
+
+// Load parses args (flags) over the environment. The returned error is a
+// single line naming the setting.
+func Load(name string, args []string, extra ...func(fs *flag.FlagSet)) (*Config, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	for _, add := range extra {
+		add(fs)
+	}
+	all := settings()
+	vals := make([]*string, len(all))
+	for i, s := range all {
+		def := s.def
+		if v, ok := os.LookupEnv(s.env); ok {
+			def = v
+		}
+		vals[i] = fs.String(s.flag, def, s.help+" ("+s.env+")")
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	c := &Config{}
+	for i, s := range all {
+		if err := s.apply(c, *vals[i]); err != nil {
+			return nil, &InvalidError{Env: s.env, Flag: s.flag, Value: *vals[i], Reason: err.Error()}
+		}
+	}
+	c.fillDefaults()
+	return c, nil
+}
+
+func (c *Config) fillDefaults() {
+	if c.AuthURL == "" {
+		c.AuthURL = c.GatewayURL
+	}
+	if c.LoginURL == "" {
+		c.LoginURL = c.GatewayURL
+	}
+	if c.AuditURL == "" {
+		c.AuditURL = c.GatewayURL + "/audit"
+	}
+	if c.TrackingURL == "" {
+		c.TrackingURL = c.GatewayURL + "/t"
+	}
+}
+
+// ModuleBaseURL is {module_base_url} of a module's host label.
+func (c *Config) ModuleBaseURL(label string) string {
+	return c.ModuleScheme + "://" + label + "-api." + c.PlatformDomain
+}
+
+func nonEmpty(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("must not be empty")
+	}
+	return nil
+}
+
+func optional(v string, check func(string) error) error {
+	if v == "" {
+		return nil
+	}
+	return check(v)
+}
+
+func hostPort(v string) error {
+	_, p, err := net.SplitHostPort(v)
+	if err != nil {
+		return fmt.Errorf("want host:port")
+	}
+	_, err = port(p)
+	return err
+}
+
+func port(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 65535 {
+		return 0, fmt.Errorf("want a port number 0-65535")
+	}
+	return n, nil
+}
+
+func positive(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("want a positive whole number")
+	}
+	return n, nil
+}
+
+func duration(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("want a positive duration such as 30s or 1m")
+	}
+	return d, nil
+}
+
+func oneOf(v string, allowed ...string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("want one of %s", strings.Join(allowed, ", "))
+}
+
+func absURL(v string) error {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("want an absolute http(s) URL")
+	}
+	return nil
+}
+
+func mongoURI(v string) error {
+	if v == "" {
+		return nil
+	}
+	if !strings.HasPrefix(v, "mongodb://") && !strings.HasPrefix(v, "mongodb+srv://") {
+		return fmt.Errorf("want a mongodb:// or mongodb+srv:// URI")
+	}
+	return nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func allowList(items []string) error {
+	for _, it := range items {
+		if strings.Contains(it, "/") {
+			if _, _, err := net.ParseCIDR(it); err != nil {
+				return fmt.Errorf("%q is not a CIDR range", it)
+			}
+		}
+	}
+	return nil
+}

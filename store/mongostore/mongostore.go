@@ -1,0 +1,172 @@
+// Package mongostore implements store.Store on MongoDB (and MongoDB-wire
+// servers such as FerretDB). It is the only package that imports the driver.
+package mongostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+
+	"platform/store"
+)
+
+var _ store.Store = (*Store)(nil)
+
+// Store is a store.Store backed by one MongoDB database.
+type Store struct {
+	client *mongo.Client
+	db     *mongo.Database
+
+	mu      sync.RWMutex
+	indexes map[string]map[string][]string // collection -> index name -> fields
+}
+
+// Open connects to uri and uses database db.
+func Open(ctx context.Context, uri, db string) (*Store, error) {
+	opts := options.Client().ApplyURI(uri).
+		SetBSONOptions(&options.BSONOptions{DefaultDocumentM: true}).
+		SetServerSelectionTimeout(10 * time.Second).
+		SetConnectTimeout(5 * time.Second).
+		SetMaxPoolSize(200)
+	client, err := mongo.Connect(opts)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", store.ErrUnavailable, err)
+	}
+	s := &Store{client: client, db: client.Database(db), indexes: map[string]map[string][]string{}}
+	if err := s.Ping(ctx); err != nil {
+		_ = client.Disconnect(context.Background())
+		return nil, err
+	}
+	return s, nil
+}
+
+// Kind implements store.Store.
+func (s *Store) Kind() string { return "mongodb" }
+
+// Ping checks the server answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.client.Ping(ctx, readpref.Primary()); err != nil {
+		return fmt.Errorf("%w: %v", store.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// Close disconnects.
+func (s *Store) Close(ctx context.Context) error { return s.client.Disconnect(ctx) }
+
+// DropDatabase removes the whole database (tests use one database each).
+func (s *Store) DropDatabase(ctx context.Context) error { return s.db.Drop(ctx) }
+
+// Collection implements store.Store.
+func (s *Store) Collection(name string) store.Collection {
+	return &collection{s: s, c: s.db.Collection(name), name: name, scoped: true}
+}
+
+// Global implements store.Store.
+func (s *Store) Global(name string) store.Collection {
+	return &collection{s: s, c: s.db.Collection(name), name: name}
+}
+
+// EnsureIndexes implements store.Store. Indexes of scoped collections lead
+// with the customer, so uniqueness is per customer and every scoped query
+// can use them.
+func (s *Store) EnsureIndexes(ctx context.Context, coll string, scoped bool, idx []store.Index) error {
+	var models []mongo.IndexModel
+	names := map[string][]string{}
+	for _, ix := range idx {
+		keys := bson.D{}
+		if scoped {
+			keys = append(keys, bson.E{Key: store.CustomerField, Value: 1})
+		}
+		var fields []string
+		for _, k := range ix.Keys {
+			dir := 1
+			if k.Desc {
+				dir = -1
+			}
+			keys = append(keys, bson.E{Key: k.Field, Value: dir})
+			fields = append(fields, k.Field)
+		}
+		o := options.Index().SetName(ix.Name)
+		if ix.Unique {
+			o.SetUnique(true)
+		}
+		if ix.Sparse {
+			o.SetSparse(true)
+		}
+		models = append(models, mongo.IndexModel{Keys: keys, Options: o})
+		names[ix.Name] = fields
+	}
+	s.mu.Lock()
+	s.indexes[coll] = names
+	s.mu.Unlock()
+	models, err := s.missing(ctx, coll, idx, models)
+	if err != nil {
+		return err
+	}
+	if len(models) == 0 {
+		return nil
+	}
+	if _, err := s.db.Collection(coll).Indexes().CreateMany(ctx, models); err != nil {
+		return fmt.Errorf("indexes of %s: %w", coll, err)
+	}
+	return nil
+}
+
+// missing drops the indexes that exist already: re-creating an existing
+// index is a no-op on MongoDB but has crashed FerretDB 1.24's connection.
+func (s *Store) missing(ctx context.Context, coll string, idx []store.Index, models []mongo.IndexModel) ([]mongo.IndexModel, error) {
+	specs, err := s.db.Collection(coll).Indexes().ListSpecifications(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list indexes of %s: %w", coll, err)
+	}
+	have := map[string]bool{}
+	for _, sp := range specs {
+		have[sp.Name] = true
+	}
+	var out []mongo.IndexModel
+	for i, m := range models {
+		if !have[idx[i].Name] {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) duplicate(coll string, err error) error {
+	if !mongo.IsDuplicateKeyError(err) {
+		return err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for name, fields := range s.indexes[coll] {
+		if strings.Contains(err.Error(), name) {
+			return &store.DuplicateError{Index: name, Fields: fields}
+		}
+	}
+	return &store.DuplicateError{Index: "_id", Fields: []string{"_id"}}
+}
+
+func wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return store.ErrNotFound
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if mongo.IsNetworkError(err) || mongo.IsTimeout(err) || errors.Is(err, mongo.ErrClientDisconnected) {
+		return fmt.Errorf("%w: %v", store.ErrUnavailable, err)
+	}
+	return err
+}
