@@ -46,7 +46,7 @@ type Config struct {
 // setting is one configurable value: its env name, flag name, default and parser.
 type setting struct {
 	env, flag, def, help string
-	apply              func(c *Config, v string) error
+	apply                func(c *Config, v string) error
 }
 
 // InvalidError names the setting that failed validation.

@@ -33,7 +33,9 @@ type role struct {
 	embedded bool // may start embedded servers for unset addresses
 }
 
-func runDev(args []string) error    { return runRole(role{name: "dev", api: true, worker: true, embedded: true}, args) }
+func runDev(args []string) error {
+	return runRole(role{name: "dev", api: true, worker: true, embedded: true}, args)
+}
 func runAPI(args []string) error    { return runRole(role{name: "api", api: true}, args) }
 func runWorker(args []string) error { return runRole(role{name: "worker", worker: true}, args) }
 

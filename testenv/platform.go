@@ -1,0 +1,208 @@
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"platform/app"
+	"platform/auth"
+	"platform/config"
+	"platform/identity"
+	"platform/store"
+	"platform/tenant"
+)
+
+// Platform is the whole platform wired as in production (app.New) on the
+// test's own database and task queue, served by an httptest server.
+type Platform struct {
+	*app.App
+	URL       string // gateway base URL
+	Customer  *identity.Customer
+	Admin     *identity.User
+	TaskQueue string
+	t         testing.TB
+}
+
+// Options adjust a test platform.
+type Options struct {
+	RateLimit int  // default: high enough never to interfere
+	Worker    bool // also run the Temporal worker
+	Configure func(*config.Config)
+}
+
+// NewPlatform starts a platform for the test; everything stops at cleanup.
+func NewPlatform(t testing.TB, o Options) *Platform {
+	t.Helper()
+	st := MongoStore(t)
+	tc, queue := Temporal(t)
+	var handler http.Handler = http.NotFoundHandler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	cfg, err := config.Load("test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(srv.URL)
+	cfg.GatewayURL, cfg.AuthURL, cfg.LoginURL = srv.URL, srv.URL, srv.URL
+	cfg.PlatformDomain, cfg.TaskQueue = u.Host, queue
+	cfg.RateLimit = 1_000_000
+	if o.RateLimit > 0 {
+		cfg.RateLimit = o.RateLimit
+	}
+	if o.Configure != nil {
+		o.Configure(cfg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	a, err := app.New(ctx, cfg, st, tc, Logger(t))
+	if err != nil {
+		t.Fatalf("app: %v", err)
+	}
+	handler = a.API.Handler()
+	p := &Platform{App: a, URL: srv.URL, TaskQueue: queue, t: t}
+	res, err := a.Seed(ctx, "test-password")
+	if err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	p.Customer, p.Admin = res.Customer, res.Admin
+	if o.Worker {
+		w := a.Worker(queue)
+		if err := w.Start(); err != nil {
+			t.Fatalf("worker: %v", err)
+		}
+		t.Cleanup(w.Stop)
+	}
+	return p
+}
+
+// Ctx returns a context of the test customer.
+func (p *Platform) Ctx() context.Context {
+	return tenant.WithCustomer(context.Background(), p.Customer.ID)
+}
+
+// Token mints an access token of the admin user with the given scopes.
+func (p *Platform) Token(scopes ...string) string {
+	return p.TokenFor(p.Customer.ID, p.Admin.ID, scopes...)
+}
+
+// TokenFor mints a token for any customer and user.
+func (p *Platform) TokenFor(customer, user string, scopes ...string) string {
+	p.t.Helper()
+	tok, _, err := p.Minter.Mint(context.Background(), auth.MintInput{Customer: customer, User: user, ClientID: "test", Scopes: scopes})
+	if err != nil {
+		p.t.Fatalf("mint: %v", err)
+	}
+	return tok
+}
+
+// OtherCustomer creates a second tenant with an admin and returns a token factory for it.
+func (p *Platform) OtherCustomer(slug string) (*identity.Customer, *identity.User) {
+	p.t.Helper()
+	ctx := context.Background()
+	c, _, err := p.Identity.EnsureCustomer(ctx, slug, slug, []string{"*"})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	u, _, err := p.Identity.EnsureUser(tenant.WithCustomer(ctx, c.ID), "admin@"+slug+".example", "Admin", "pw-"+slug, []string{"*"})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return c, u
+}
+
+// Resp is an answer of the API.
+type Resp struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	Env    map[string]any // the decoded envelope, when JSON
+}
+
+// Payload returns payload as a record.
+func (r *Resp) Payload() store.Doc {
+	m, _ := r.Env["payload"].(map[string]any)
+	return m
+}
+
+// List returns payload as a list of records.
+func (r *Resp) List() []map[string]any {
+	a, _ := r.Env["payload"].([]any)
+	out := make([]map[string]any, 0, len(a))
+	for _, e := range a {
+		m, _ := e.(map[string]any)
+		out = append(out, m)
+	}
+	return out
+}
+
+// Meta returns meta.
+func (r *Resp) Meta() map[string]any {
+	m, _ := r.Env["meta"].(map[string]any)
+	return m
+}
+
+// ErrorCodes lists meta.errors[].code.
+func (r *Resp) ErrorCodes() []string {
+	errs, _ := r.Meta()["errors"].([]any)
+	var out []string
+	for _, e := range errs {
+		m, _ := e.(map[string]any)
+		out = append(out, m["code"].(string))
+	}
+	return out
+}
+
+// Do sends a request; body is JSON-encoded unless it is a string or []byte.
+func (p *Platform) Do(method, path, token string, body any, header ...string) *Resp {
+	p.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, p.URL+path, rd)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		if strings.EqualFold(header[i], "Host") {
+			req.Host = header[i+1]
+			continue
+		}
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		p.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	r := &Resp{Status: res.StatusCode, Header: res.Header, Body: data}
+	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		_ = json.Unmarshal(data, &r.Env)
+	}
+	return r
+}
