@@ -6,6 +6,7 @@ package events
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"platform/api"
@@ -33,16 +34,35 @@ type Notifier interface {
 	Notify(ctx context.Context, e Event)
 }
 
-// Recorder stores events.
-type Recorder struct {
-	Store    store.Store
-	Notifier Notifier
-}
-
 // Indexes are the events collection's indexes.
 var Indexes = []store.Index{
 	{Name: "by_name", Keys: []store.SortField{{Field: "name"}}},
 	{Name: "by_dispatched", Keys: []store.SortField{{Field: "dispatched"}}},
+}
+
+// Recorder stores events. Concurrent events of one customer are written
+// together (group commit): the first caller writes the batch, callers that
+// arrive meanwhile join the next one. Nobody returns before their event is
+// stored, and an idle recorder adds no delay.
+type Recorder struct {
+	Store    store.Store
+	Notifier Notifier
+
+	mu    sync.Mutex
+	lanes map[string]*lane
+}
+
+type lane struct {
+	mu    sync.Mutex // guards next
+	next  *batch
+	flush sync.Mutex // one write at a time per customer
+}
+
+type batch struct {
+	docs   []store.Doc
+	events []Event
+	done   chan struct{}
+	err    error
 }
 
 // Record implements api.EventRecorder.
@@ -53,11 +73,54 @@ func (r *Recorder) Record(ctx context.Context, name string, data store.Doc) erro
 	}
 	e := Event{ID: store.NewID(), Name: name, Customer: cust, Timestamp: time.Now().UTC().Truncate(time.Millisecond), Data: data}
 	doc := store.Doc{"_id": e.ID, "name": name, "timestamp": e.Timestamp, "data": data, "dispatched": false}
-	if err := r.Store.Collection(Collection).Insert(ctx, doc); err != nil {
-		return err
+	l := r.laneOf(cust)
+	l.mu.Lock()
+	if l.next == nil {
+		l.next = &batch{done: make(chan struct{})}
 	}
-	if r.Notifier != nil {
+	b := l.next
+	b.docs, b.events = append(b.docs, doc), append(b.events, e)
+	leader := len(b.docs) == 1
+	l.mu.Unlock()
+	if leader {
+		r.write(ctx, l, b)
+	}
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if b.err == nil && r.Notifier != nil {
 		r.Notifier.Notify(ctx, e)
 	}
-	return nil
+	return b.err
+}
+
+// write stores a batch once the previous write of the lane has finished.
+func (r *Recorder) write(ctx context.Context, l *lane, b *batch) {
+	l.flush.Lock()
+	defer l.flush.Unlock()
+	l.mu.Lock()
+	l.next = nil // later arrivals start the next batch
+	l.mu.Unlock()
+	// The batch holds other callers' events: do not let this request's
+	// cancellation fail them.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	b.err = r.Store.Collection(Collection).InsertMany(wctx, b.docs)
+	close(b.done)
+}
+
+func (r *Recorder) laneOf(cust string) *lane {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.lanes == nil {
+		r.lanes = map[string]*lane{}
+	}
+	l := r.lanes[cust]
+	if l == nil {
+		l = &lane{}
+		r.lanes[cust] = l
+	}
+	return l
 }

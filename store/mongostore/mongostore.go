@@ -170,3 +170,6 @@ func wrap(err error) error {
 	}
 	return err
 }
+
+// DatabaseName names the database (benchmarks compare against raw driver calls on it).
+func (s *Store) DatabaseName() string { return s.db.Name() }
