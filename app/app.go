@@ -14,12 +14,15 @@ import (
 
 	"platform/activities"
 	"platform/api"
+	"platform/audit"
 	"platform/auth"
 	"platform/config"
 	"platform/events"
 	"platform/identity"
 	"platform/modules/crm"
+	"platform/modules/developer"
 	"platform/modules/marketing"
+	"platform/oauth"
 	"platform/obs"
 	"platform/ratelimit"
 	"platform/store"
@@ -41,11 +44,15 @@ type App struct {
 	Events   *events.Recorder
 	Registry *api.Registry
 	API      *api.Server
+	Audit    audit.Writer
+	OAuth    *oauth.Service
+	// Revocations is the Verifier's revocation list (OAuth access tokens).
+	Revocations *oauth.RevocationList
 }
 
 // Modules lists the mounted modules.
 func Modules() []*api.Module {
-	return []*api.Module{crm.Module(), marketing.Module()}
+	return []*api.Module{crm.Module(), marketing.Module(), developer.Module(), audit.Module()}
 }
 
 // New wires everything and ensures the indexes of every collection.
@@ -53,7 +60,8 @@ func New(ctx context.Context, cfg *config.Config, st store.Store, tc client.Clie
 	a := &App{Config: cfg, Store: st, Temporal: tc, Log: log, Metrics: obs.NewMetrics(), Registry: api.NewRegistry()}
 	a.Keys = auth.NewKeyRing(st)
 	a.Minter = &auth.Minter{Keys: a.Keys, Issuer: cfg.AuthURL, Audience: cfg.GatewayURL}
-	a.Verifier = &auth.Verifier{Keys: a.Keys, Issuer: cfg.AuthURL, Audience: cfg.GatewayURL}
+	a.Revocations = oauth.NewRevocationList(st)
+	a.Verifier = &auth.Verifier{Keys: a.Keys, Issuer: cfg.AuthURL, Audience: cfg.GatewayURL, Revoked: a.Revocations}
 	a.Identity = &identity.Service{Store: st}
 	a.Events = &events.Recorder{Store: st}
 	if err := a.ensureIndexes(ctx); err != nil {
@@ -74,7 +82,26 @@ func New(ctx context.Context, cfg *config.Config, st store.Store, tc client.Clie
 			return nil, fmt.Errorf("mount %s: %w", m.Name, err)
 		}
 	}
+	if err := a.startOAuth(ctx); err != nil {
+		return nil, err
+	}
 	return a, nil
+}
+
+// startOAuth wires the sign-in and token service at the gateway root and
+// the audit trail it writes.
+func (a *App) startOAuth(ctx context.Context) error {
+	a.Audit = &audit.StoreWriter{Store: a.Store, Log: a.Log}
+	svc, err := oauth.New(ctx, oauth.Deps{
+		Config: a.Config, Store: a.Store, Identity: a.Identity, Minter: a.Minter, Verifier: a.Verifier, Keys: a.Keys,
+		Registry: a.Registry, Audit: a.Audit, Revoked: a.Revocations, Log: a.Log,
+	}, oauth.Options{})
+	if err != nil {
+		return fmt.Errorf("oauth: %w", err)
+	}
+	a.OAuth = svc
+	svc.Routes(a.API.Engine())
+	return nil
 }
 
 func (a *App) ensureIndexes(ctx context.Context) error {

@@ -40,9 +40,18 @@ func (a *App) Seed(ctx context.Context, password string) (*SeedResult, error) {
 	if generated {
 		password = identity.RandomSecret(12)
 	}
-	admin, made, err := a.Identity.EnsureUser(ctx, SeedAdmin, "Admin", password, []string{"*"})
+	if err := a.Identity.EnsureRole(ctx, "admin", []string{"*"}); err != nil {
+		return nil, fmt.Errorf("seed admin role: %w", err)
+	}
+	admin, made, err := a.Identity.EnsureUser(ctx, SeedAdmin, "Admin", password, nil)
 	if err != nil {
 		return nil, fmt.Errorf("seed admin: %w", err)
+	}
+	if made {
+		if err := a.Identity.SetRoles(ctx, admin.ID, []string{"admin"}); err != nil {
+			return nil, fmt.Errorf("seed admin: %w", err)
+		}
+		admin.Roles = []string{"admin"}
 	}
 	res.Admin = admin
 	if made && generated {
@@ -50,7 +59,8 @@ func (a *App) Seed(ctx context.Context, password string) (*SeedResult, error) {
 	}
 	app, err := a.Identity.FirstApp(ctx)
 	if errors.Is(err, store.ErrNotFound) {
-		app, res.AppSecret, err = a.Identity.CreateApp(ctx, "Demo app", []string{"http://localhost:8081/callback"}, []string{"crm.*", "profile", "email"}, false)
+		app, res.AppSecret, err = a.Identity.CreateApp(ctx, identity.AppInput{Name: "Demo app",
+			RedirectURIs: []string{"http://localhost:8081/callback"}, Scopes: []string{"crm.*", "profile", "email"}})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("seed app: %w", err)

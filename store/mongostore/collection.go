@@ -141,6 +141,7 @@ func (c *collection) Count(ctx context.Context, e query.Expr) (int64, error) {
 }
 
 func (c *collection) Update(ctx context.Context, e query.Expr, u store.Update) (store.Doc, error) {
+	defer c.s.lockWrites(c.name)()
 	f, err := c.scope(ctx, e)
 	if err != nil {
 		return nil, err
@@ -158,6 +159,18 @@ func (c *collection) Update(ctx context.Context, e query.Expr, u store.Update) (
 }
 
 func (c *collection) Upsert(ctx context.Context, id string, u store.Update) (store.Doc, error) {
+	defer c.s.lockWrites(c.name)()
+	// Two upserts of a new id can race to insert it; the loser retries as an update.
+	for attempt := 0; ; attempt++ {
+		doc, err := c.upsertOnce(ctx, id, u)
+		if err != nil && store.IsDuplicate(err) && attempt < 3 {
+			continue
+		}
+		return doc, err
+	}
+}
+
+func (c *collection) upsertOnce(ctx context.Context, id string, u store.Update) (store.Doc, error) {
 	f, err := c.scope(ctx, query.ID(id))
 	if err != nil {
 		return nil, err
@@ -179,6 +192,7 @@ func (c *collection) Upsert(ctx context.Context, id string, u store.Update) (sto
 }
 
 func (c *collection) UpdateMany(ctx context.Context, e query.Expr, u store.Update) (int64, error) {
+	defer c.s.lockWrites(c.name)()
 	f, err := c.scope(ctx, e)
 	if err != nil {
 		return 0, err
@@ -195,6 +209,7 @@ func (c *collection) UpdateMany(ctx context.Context, e query.Expr, u store.Updat
 }
 
 func (c *collection) Replace(ctx context.Context, id string, doc store.Doc) error {
+	defer c.s.lockWrites(c.name)()
 	f, err := c.scope(ctx, query.ID(id))
 	if err != nil {
 		return err
