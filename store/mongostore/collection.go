@@ -2,6 +2,9 @@ package mongostore
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -38,7 +41,12 @@ func (c *collection) scope(ctx context.Context, e query.Expr) (bson.D, error) {
 	return append(bson.D{{Key: store.CustomerField, Value: cust}}, f...), nil
 }
 
+// stamp prepares a document for insertion: an id if it has none (set in
+// the caller's map, so it learns the id) and, when scoped, the customer.
 func (c *collection) stamp(ctx context.Context, doc store.Doc) (bson.D, error) {
+	if _, ok := doc["_id"]; !ok {
+		doc["_id"] = store.NewID()
+	}
 	d := toBSON(doc)
 	if !c.scoped {
 		return d, nil
@@ -62,7 +70,7 @@ func (c *collection) Insert(ctx context.Context, doc store.Doc) error {
 		return err
 	}
 	_, err = c.c.InsertOne(ctx, d)
-	return c.s.duplicate(c.name, wrap(err))
+	return c.s.duplicate(ctx, c, doc, wrap(err))
 }
 
 func (c *collection) InsertMany(ctx context.Context, docs []store.Doc) error {
@@ -78,7 +86,7 @@ func (c *collection) InsertMany(ctx context.Context, docs []store.Doc) error {
 		all = append(all, d)
 	}
 	_, err := c.c.InsertMany(ctx, all, options.InsertMany().SetOrdered(true))
-	return c.s.duplicate(c.name, wrap(err))
+	return c.s.duplicate(ctx, c, nil, wrap(err))
 }
 
 func (c *collection) Get(ctx context.Context, id string, fields ...string) (store.Doc, error) {
@@ -98,6 +106,9 @@ func (c *collection) Get(ctx context.Context, id string, fields ...string) (stor
 }
 
 func (c *collection) Find(ctx context.Context, fo store.FindOptions) ([]store.Doc, error) {
+	if c.s.needsLocalMatch(fo.Filter) {
+		return c.findLocal(ctx, fo)
+	}
 	f, err := c.scope(ctx, fo.Filter)
 	if err != nil {
 		return nil, err
@@ -132,6 +143,10 @@ func (c *collection) Find(ctx context.Context, fo store.FindOptions) ([]store.Do
 }
 
 func (c *collection) Count(ctx context.Context, e query.Expr) (int64, error) {
+	if c.s.needsLocalMatch(e) {
+		ids, err := c.idsMatching(ctx, e, 0)
+		return int64(len(ids)), err
+	}
 	f, err := c.scope(ctx, e)
 	if err != nil {
 		return 0, err
@@ -141,7 +156,16 @@ func (c *collection) Count(ctx context.Context, e query.Expr) (int64, error) {
 }
 
 func (c *collection) Update(ctx context.Context, e query.Expr, u store.Update) (store.Doc, error) {
+	if err := c.checkUpdate(u); err != nil {
+		return nil, err
+	}
 	defer c.s.lockWrites(c.name)()
+	if c.s.needsLocalMatch(e) {
+		var err error
+		if e, err = c.byIDs(ctx, e, 1); err != nil {
+			return nil, err
+		}
+	}
 	f, err := c.scope(ctx, e)
 	if err != nil {
 		return nil, err
@@ -153,17 +177,21 @@ func (c *collection) Update(ctx context.Context, e query.Expr, u store.Update) (
 	var m bson.M
 	err = c.c.FindOneAndUpdate(ctx, f, upd, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&m)
 	if err != nil {
-		return nil, c.s.duplicate(c.name, wrap(err))
+		return nil, c.s.duplicate(ctx, c, u.Set, wrap(err))
 	}
 	return c.fromBSON(m), nil
 }
 
 func (c *collection) Upsert(ctx context.Context, id string, u store.Update) (store.Doc, error) {
+	if err := c.checkUpdate(u); err != nil {
+		return nil, err
+	}
 	defer c.s.lockWrites(c.name)()
 	// Two upserts of a new id can race to insert it; the loser retries as an update.
 	for attempt := 0; ; attempt++ {
 		doc, err := c.upsertOnce(ctx, id, u)
-		if err != nil && store.IsDuplicate(err) && attempt < 3 {
+		var dup *store.DuplicateError
+		if errors.As(err, &dup) && dup.Index == "_id" && attempt < 3 {
 			continue
 		}
 		return doc, err
@@ -176,23 +204,33 @@ func (c *collection) upsertOnce(ctx context.Context, id string, u store.Update) 
 		return nil, err
 	}
 	if c.scoped {
-		if u.SetOnInsert == nil {
-			u.SetOnInsert = store.Doc{}
-		}
 		cust, _ := tenant.Customer(ctx)
-		u.SetOnInsert[store.CustomerField] = cust
+		ins := store.Doc{store.CustomerField: cust}
+		for k, v := range u.SetOnInsert {
+			ins[k] = v
+		}
+		u.SetOnInsert = ins // a copy: callers may share their Update
 	}
 	var m bson.M
 	o := options.FindOneAndUpdate().SetReturnDocument(options.After).SetUpsert(true)
 	err = c.c.FindOneAndUpdate(ctx, f, updateDoc(u, true), o).Decode(&m)
 	if err != nil {
-		return nil, c.s.duplicate(c.name, wrap(err))
+		return nil, c.s.duplicate(ctx, c, upsertedValues(id, u), wrap(err))
 	}
 	return c.fromBSON(m), nil
 }
 
 func (c *collection) UpdateMany(ctx context.Context, e query.Expr, u store.Update) (int64, error) {
+	if err := c.checkUpdate(u); err != nil {
+		return 0, err
+	}
 	defer c.s.lockWrites(c.name)()
+	if c.s.needsLocalMatch(e) {
+		var err error
+		if e, err = c.byIDs(ctx, e, 0); err != nil {
+			return 0, err
+		}
+	}
 	f, err := c.scope(ctx, e)
 	if err != nil {
 		return 0, err
@@ -203,7 +241,7 @@ func (c *collection) UpdateMany(ctx context.Context, e query.Expr, u store.Updat
 	}
 	r, err := c.c.UpdateMany(ctx, f, upd)
 	if err != nil {
-		return 0, c.s.duplicate(c.name, wrap(err))
+		return 0, c.s.duplicate(ctx, c, u.Set, wrap(err))
 	}
 	return r.MatchedCount, nil
 }
@@ -220,7 +258,7 @@ func (c *collection) Replace(ctx context.Context, id string, doc store.Doc) erro
 	}
 	r, err := c.c.ReplaceOne(ctx, f, d)
 	if err != nil {
-		return c.s.duplicate(c.name, wrap(err))
+		return c.s.duplicate(ctx, c, doc, wrap(err))
 	}
 	if r.MatchedCount == 0 {
 		return store.ErrNotFound
@@ -229,6 +267,13 @@ func (c *collection) Replace(ctx context.Context, id string, doc store.Doc) erro
 }
 
 func (c *collection) Delete(ctx context.Context, e query.Expr) (int64, error) {
+	defer c.s.lockWrites(c.name)()
+	if c.s.needsLocalMatch(e) {
+		var err error
+		if e, err = c.byIDs(ctx, e, 0); err != nil {
+			return 0, err
+		}
+	}
 	f, err := c.scope(ctx, e)
 	if err != nil {
 		return 0, err
@@ -379,4 +424,33 @@ func fromBSONValue(v any) any {
 		return nil
 	}
 	return v
+}
+
+// checkUpdate refuses updates that would move a scoped document to another
+// customer or change its id.
+func (c *collection) checkUpdate(u store.Update) error {
+	paths := make([]string, 0, 8)
+	for _, m := range []map[string]any{u.Set, u.Inc, u.Push, u.Pull, u.SetOnInsert} {
+		for k := range m {
+			paths = append(paths, k)
+		}
+	}
+	paths = append(paths, u.Unset...)
+	for _, p := range paths {
+		head, _, _ := strings.Cut(p, ".")
+		if head == "_id" || (c.scoped && head == store.CustomerField) {
+			return fmt.Errorf("store: update of %q refused", p)
+		}
+	}
+	return nil
+}
+
+func upsertedValues(id string, u store.Update) store.Doc {
+	d := store.Doc{"_id": id}
+	for _, m := range []store.Doc{u.SetOnInsert, u.Set} {
+		for k, v := range m {
+			d[k] = v
+		}
+	}
+	return d
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 
+	"platform/query"
 	"platform/store"
 )
 
@@ -27,6 +29,7 @@ type Store struct {
 
 	mu      sync.RWMutex
 	indexes map[string]map[string][]string // collection -> index name -> fields
+	unique  map[string]map[string][]string // the unique ones
 
 	// ferret is set on FerretDB, whose findAndModify and updates are a read
 	// and a write without isolation (measured: 40 concurrent $inc of one
@@ -47,13 +50,25 @@ func Open(ctx context.Context, uri, db string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", store.ErrUnavailable, err)
 	}
-	s := &Store{client: client, db: client.Database(db), indexes: map[string]map[string][]string{}}
+	s := &Store{client: client, db: client.Database(db), indexes: map[string]map[string][]string{}, unique: map[string]map[string][]string{}}
 	if err := s.Ping(ctx); err != nil {
 		_ = client.Disconnect(context.Background())
 		return nil, err
 	}
 	s.ferret = isFerretDB(ctx, client)
 	return s, nil
+}
+
+// sparse skips documents without the indexed field. A scoped index leads
+// with the customer, which every document has, so MongoDB's sparse option
+// would skip nothing: a partial filter on the field does it. FerretDB lacks
+// partial indexes but ignores missing fields in unique indexes anyway.
+func (s *Store) sparse(o *options.IndexOptionsBuilder, scoped bool, ix store.Index) {
+	if !scoped || s.ferret || len(ix.Keys) == 0 {
+		o.SetSparse(true)
+		return
+	}
+	o.SetPartialFilterExpression(bson.D{{Key: ix.Keys[0].Field, Value: bson.D{{Key: "$exists", Value: true}}}})
 }
 
 func isFerretDB(ctx context.Context, c *mongo.Client) bool {
@@ -109,7 +124,7 @@ func (s *Store) Global(name string) store.Collection {
 // can use them.
 func (s *Store) EnsureIndexes(ctx context.Context, coll string, scoped bool, idx []store.Index) error {
 	var models []mongo.IndexModel
-	names := map[string][]string{}
+	names, unique := map[string][]string{}, map[string][]string{}
 	for _, ix := range idx {
 		keys := bson.D{}
 		if scoped {
@@ -127,15 +142,16 @@ func (s *Store) EnsureIndexes(ctx context.Context, coll string, scoped bool, idx
 		o := options.Index().SetName(ix.Name)
 		if ix.Unique {
 			o.SetUnique(true)
+			unique[ix.Name] = fields
 		}
 		if ix.Sparse {
-			o.SetSparse(true)
+			s.sparse(o, scoped, ix)
 		}
 		models = append(models, mongo.IndexModel{Keys: keys, Options: o})
 		names[ix.Name] = fields
 	}
 	s.mu.Lock()
-	s.indexes[coll] = names
+	s.indexes[coll], s.unique[coll] = names, unique
 	s.mu.Unlock()
 	models, err := s.missing(ctx, coll, idx, models)
 	if err != nil {
@@ -170,18 +186,64 @@ func (s *Store) missing(ctx context.Context, coll string, idx []store.Index, mod
 	return out, nil
 }
 
-func (s *Store) duplicate(coll string, err error) error {
-	if !mongo.IsDuplicateKeyError(err) {
+// duplicate maps a unique violation to a DuplicateError naming the index's
+// fields. MongoDB names the index in its message; FerretDB does not (and
+// reports violations by updates as internal errors), so there the index is
+// found by looking for a document that holds the same values.
+func (s *Store) duplicate(ctx context.Context, c *collection, doc map[string]any, err error) error {
+	if err == nil || !isDuplicateErr(err) {
 		return err
 	}
 	s.mu.RLock()
-	defer s.mu.RUnlock()
-	for name, fields := range s.indexes[coll] {
-		if strings.Contains(err.Error(), name) {
+	idx := s.indexes[c.name]
+	s.mu.RUnlock()
+	if m := indexNameRE.FindStringSubmatch(err.Error()); m != nil {
+		if fields, ok := idx[m[1]]; ok {
+			return &store.DuplicateError{Index: m[1], Fields: fields}
+		}
+		if m[1] == "_id_" {
+			return &store.DuplicateError{Index: "_id", Fields: []string{"_id"}}
+		}
+	}
+	for name, fields := range s.uniqueIndexes(c.name) {
+		if doc != nil && c.holder(ctx, doc, fields) {
 			return &store.DuplicateError{Index: name, Fields: fields}
 		}
 	}
 	return &store.DuplicateError{Index: "_id", Fields: []string{"_id"}}
+}
+
+var indexNameRE = regexp.MustCompile(`index: (\S+) dup key`)
+
+func isDuplicateErr(err error) bool {
+	return mongo.IsDuplicateKeyError(err) || strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
+func (s *Store) uniqueIndexes(coll string) map[string][]string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := map[string][]string{}
+	for name, fields := range s.unique[coll] {
+		out[name] = fields
+	}
+	return out
+}
+
+// holder reports whether another document of the caller holds doc's values of fields.
+func (c *collection) holder(ctx context.Context, doc map[string]any, fields []string) bool {
+	var parts []query.Expr
+	for _, f := range fields {
+		v, ok := doc[f]
+		if !ok {
+			return false
+		}
+		parts = append(parts, query.Eq(f, v))
+	}
+	if id, ok := doc["_id"]; ok {
+		parts = append(parts, query.Field{Path: "_id", Conds: []query.Cond{query.Compare{Op: query.OpNe, Value: id}}})
+	}
+	n, err := c.Count(ctx, query.AllOf(parts...))
+	return err == nil && n > 0
 }
 
 func wrap(err error) error {
@@ -202,3 +264,6 @@ func wrap(err error) error {
 
 // DatabaseName names the database (benchmarks compare against raw driver calls on it).
 func (s *Store) DatabaseName() string { return s.db.Name() }
+
+// FerretDB reports whether the server is FerretDB (tests skip what it cannot store).
+func (s *Store) FerretDB() bool { return s.ferret }
