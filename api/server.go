@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -77,7 +78,13 @@ type Server struct {
 	engine  *gin.Engine
 	modules map[string]*Module // by name
 	labels  map[string]*Module // by host label
+
+	draining atomic.Bool
 }
+
+// Drain makes /readyz answer 503 so load balancers stop sending traffic
+// while in-flight and already queued requests are still served.
+func (s *Server) Drain() { s.draining.Store(true) }
 
 // New builds the server with its global routes.
 func New(d Deps) *Server {
@@ -200,6 +207,9 @@ func (s *Server) readyz(r *Request) (*Response, error) {
 	defer cancel()
 	deps := map[string]string{}
 	var failing []ErrorEntry
+	if s.draining.Load() {
+		failing = append(failing, ErrorEntry{Code: CodeUnavailable, Field: "process", Message: "shutting down"})
+	}
 	for _, chk := range s.ready {
 		if err := chk.Check(ctx); err != nil {
 			deps[chk.Name] = "down"

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -37,10 +38,12 @@ type Config struct {
 	RateLimit         int
 	RateWindow        time.Duration
 	OutboundAllow     []string
+	WebhookTimeout    time.Duration // one webhook delivery attempt
 	AdminPassword     string
 	LogLevel          string
 	MaxBodyBytes      int64
 	ShutdownTimeout   time.Duration
+	DrainDelay        time.Duration
 }
 
 // setting is one configurable value: its env name, flag name, default and parser.
@@ -65,7 +68,7 @@ func settings() []setting {
 		{"MONGODB_URI", "mongodb-uri", "", "MongoDB URI; empty: embedded store", func(c *Config, v string) error { c.MongoURI = v; return mongoURI(v) }},
 		{"PLATFORM_MONGODB_DATABASE", "mongodb-database", "platform", "MongoDB database name", func(c *Config, v string) error { c.MongoDatabase = v; return nonEmpty(v) }},
 		{"PLATFORM_STORE_ADDR", "store-addr", "127.0.0.1:27017", "address of the embedded MongoDB-wire server", func(c *Config, v string) error { c.StoreAddr = v; return hostPort(v) }},
-		{"PLATFORM_EMBEDDED_STORE", "embedded-store", "ferretdb", "embedded store without MONGODB_URI: ferretdb", func(c *Config, v string) error { c.EmbeddedStore = v; return oneOf(v, "ferretdb", "sqlite") }},
+		{"PLATFORM_EMBEDDED_STORE", "embedded-store", "sqlite", "embedded store without MONGODB_URI: sqlite (fast) or ferretdb (MongoDB wire protocol)", func(c *Config, v string) error { c.EmbeddedStore = v; return oneOf(v, "ferretdb", "sqlite") }},
 		{"TEMPORAL_ADDRESS", "temporal-address", "", "Temporal frontend host:port; empty: embedded server", func(c *Config, v string) error { c.TemporalAddress = v; return optional(v, hostPort) }},
 		{"TEMPORAL_NAMESPACE", "temporal-namespace", "default", "Temporal namespace", func(c *Config, v string) error { c.TemporalNamespace = v; return nonEmpty(v) }},
 		{"PLATFORM_TEMPORAL_PORT", "temporal-port", "7233", "embedded Temporal frontend port", func(c *Config, v string) (err error) { c.TemporalPort, err = port(v); return }},
@@ -81,9 +84,17 @@ func settings() []setting {
 		{"PLATFORM_RATE_LIMIT", "rate-limit", "2500", "requests per window per customer", func(c *Config, v string) (err error) { c.RateLimit, err = positive(v); return }},
 		{"PLATFORM_RATE_WINDOW", "rate-window", "1m", "rate-limit window", func(c *Config, v string) (err error) { c.RateWindow, err = duration(v); return }},
 		{"PLATFORM_OUTBOUND_ALLOW", "outbound-allow", "", "hosts, host:port or CIDRs outbound calls may reach although private", func(c *Config, v string) error { c.OutboundAllow = splitList(v); return allowList(c.OutboundAllow) }},
+		{"PLATFORM_WEBHOOK_TIMEOUT", "webhook-timeout", "10s", "time-out of one webhook delivery attempt (at most 4m)", func(c *Config, v string) (err error) { c.WebhookTimeout, err = atMost(v, MaxWebhookTimeout); return }},
 		{"PLATFORM_ADMIN_PASSWORD", "admin-password", "", "password of the seeded admin (default: generated)", func(c *Config, v string) error { c.AdminPassword = v; return nil }},
 		{"PLATFORM_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", func(c *Config, v string) error { c.LogLevel = v; return oneOf(v, "debug", "info", "warn", "error") }},
 		{"PLATFORM_MAX_BODY", "max-body", "1048576", "largest accepted request body in bytes", func(c *Config, v string) error { n, err := positive(v); c.MaxBodyBytes = int64(n); return err }},
+		{"PLATFORM_DRAIN_DELAY", "drain-delay", "1s", "after SIGTERM, answer /readyz 503 and keep serving this long before closing the listener", func(c *Config, v string) (err error) {
+			c.DrainDelay, err = time.ParseDuration(v)
+			if err != nil || c.DrainDelay < 0 {
+				return fmt.Errorf("want a duration such as 0s or 5s")
+			}
+			return nil
+		}},
 		{"PLATFORM_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long SIGTERM waits for in-flight work", func(c *Config, v string) (err error) { c.ShutdownTimeout, err = duration(v); return }},
 	}
 }
@@ -136,6 +147,15 @@ func (c *Config) fillDefaults() {
 	}
 }
 
+// UsesEmbeddedSQLite says whether the store is the embedded SQLite file.
+func (c *Config) UsesEmbeddedSQLite() bool { return c.MongoURI == "" && c.EmbeddedStore == "sqlite" }
+
+// SQLitePath is the embedded store's file.
+func (c *Config) SQLitePath() string { return filepath.Join(c.DataDir, "store", "platform.db") }
+
+// AdminSocket is where a running `platform dev` answers admin commands.
+func (c *Config) AdminSocket() string { return filepath.Join(c.DataDir, "admin.sock") }
+
 // ModuleBaseURL is {module_base_url} of a module's host label.
 func (c *Config) ModuleBaseURL(label string) string {
 	return c.ModuleScheme + "://" + label + "-api." + c.PlatformDomain
@@ -186,6 +206,18 @@ func duration(v string) (time.Duration, error) {
 		return 0, fmt.Errorf("want a positive duration such as 30s or 1m")
 	}
 	return d, nil
+}
+
+// MaxWebhookTimeout bounds PLATFORM_WEBHOOK_TIMEOUT: the delivery workflow
+// gives each attempt five minutes before Temporal counts it as lost.
+const MaxWebhookTimeout = 4 * time.Minute
+
+func atMost(v string, limit time.Duration) (time.Duration, error) {
+	d, err := duration(v)
+	if err == nil && d > limit {
+		return 0, fmt.Errorf("want at most %s", limit)
+	}
+	return d, err
 }
 
 func oneOf(v string, allowed ...string) error {

@@ -12,9 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"platform/app"
-	"platform/auth"
 	"platform/config"
-	"platform/identity"
 	"platform/obs"
 	"platform/store"
 	"platform/store/mongostore"
@@ -23,9 +21,13 @@ import (
 	"platform/workflows"
 )
 
-// openAdminStore opens the store of a running (or stopped) platform: the
-// configured MongoDB, or the embedded store's address.
+// openAdminStore opens the store of a platform that is not running (or one
+// on MongoDB): the configured MongoDB, the embedded FerretDB's address, or
+// the embedded SQLite file.
 func openAdminStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
+	if cfg.UsesEmbeddedSQLite() {
+		return openStore(ctx, cfg)
+	}
 	uri := cfg.MongoURI
 	if uri == "" {
 		uri = "mongodb://" + cfg.StoreAddr + "/"
@@ -38,43 +40,25 @@ func openAdminStore(ctx context.Context, cfg *config.Config) (store.Store, error
 }
 
 func runToken(args []string) error {
-	var customer, user, scope, clientID string
-	var ttl time.Duration
+	var r adminRequest
+	var scope string
 	cfg, err := config.Load("token", args, func(fs *flag.FlagSet) {
-		fs.StringVar(&customer, "customer", "", "customer slug (required)")
-		fs.StringVar(&user, "user", "", "user e-mail; empty: a customer-level service token")
+		fs.StringVar(&r.Customer, "customer", "", "customer slug (required)")
+		fs.StringVar(&r.User, "user", "", "user e-mail; empty: a customer-level service token")
 		fs.StringVar(&scope, "scope", "", "space-separated scopes, e.g. \"crm.* profile\" (required)")
-		fs.StringVar(&clientID, "client-id", "platform-cli", "client_id claim")
-		fs.DurationVar(&ttl, "ttl", time.Hour, "token lifetime")
+		fs.StringVar(&r.ClientID, "client-id", "platform-cli", "client_id claim")
+		fs.DurationVar(&r.TTL, "ttl", time.Hour, "token lifetime")
 	})
 	if err != nil {
 		return err
 	}
-	if customer == "" || strings.TrimSpace(scope) == "" {
+	if r.Customer == "" || strings.TrimSpace(scope) == "" {
 		return errors.New("--customer and --scope are required")
 	}
+	r.Cmd, r.Scopes = "token", strings.Fields(scope)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st, err := openAdminStore(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer st.Close(context.Background())
-	ids := &identity.Service{Store: st}
-	cust, err := ids.CustomerBySlug(ctx, customer)
-	if err != nil {
-		return fmt.Errorf("customer %q: %w", customer, err)
-	}
-	in := auth.MintInput{Customer: cust.ID, ClientID: clientID, Scopes: strings.Fields(scope), TTL: ttl}
-	if user != "" {
-		u, err := ids.UserByEmail(tenant.WithCustomer(ctx, cust.ID), user)
-		if err != nil {
-			return fmt.Errorf("user %q of %q: %w", user, customer, err)
-		}
-		in.User = u.ID
-	}
-	m := &auth.Minter{Keys: auth.NewKeyRing(st), Issuer: cfg.AuthURL, Audience: cfg.GatewayURL}
-	tok, _, err := m.Mint(ctx, in)
+	tok, err := runAdmin(ctx, cfg, r)
 	if err != nil {
 		return err
 	}
@@ -86,33 +70,23 @@ func runCustomer(args []string) error {
 	if len(args) < 2 || args[0] != "create" || strings.HasPrefix(args[1], "-") {
 		return errors.New("usage: platform customer create <slug> [flags]")
 	}
-	slug := args[1]
-	var name string
+	r := adminRequest{Cmd: "customer-create", Customer: args[1]}
 	cfg, err := config.Load("customer create", args[2:], func(fs *flag.FlagSet) {
-		fs.StringVar(&name, "name", "", "display name (default: the slug)")
+		fs.StringVar(&r.Name, "name", "", "display name (default: the slug)")
 	})
 	if err != nil {
 		return err
 	}
-	if name == "" {
-		name = slug
+	if r.Name == "" {
+		r.Name = r.Customer
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st, err := openAdminStore(ctx, cfg)
+	id, err := runAdmin(ctx, cfg, r)
 	if err != nil {
 		return err
 	}
-	defer st.Close(context.Background())
-	ids := &identity.Service{Store: st}
-	if err := ids.EnsureIndexes(ctx); err != nil {
-		return err
-	}
-	c, _, err := ids.EnsureCustomer(ctx, slug, name, []string{"*"})
-	if err != nil {
-		return err
-	}
-	fmt.Println(c.ID)
+	fmt.Println(id)
 	return nil
 }
 
@@ -131,21 +105,16 @@ func runCheck(args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	st, err := openAdminStore(ctx, cfg)
+	custID, err := runAdmin(ctx, cfg, adminRequest{Cmd: "customer-id", Customer: customer})
 	if err != nil {
 		return err
-	}
-	defer st.Close(context.Background())
-	cust, err := (&identity.Service{Store: st}).CustomerBySlug(ctx, customer)
-	if err != nil {
-		return fmt.Errorf("customer %q: %w", customer, err)
 	}
 	tc, err := temporalx.Dial(ctx, cfg.TemporalAddress, cfg.TemporalNamespace, obs.NewLogger(os.Stderr, "error"))
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
-	run, err := tc.ExecuteWorkflow(tenant.WithCustomer(ctx, cust.ID), client.StartWorkflowOptions{
+	run, err := tc.ExecuteWorkflow(tenant.WithCustomer(ctx, custID), client.StartWorkflowOptions{
 		ID: "selfcheck-" + store.NewID(), TaskQueue: cfg.TaskQueue,
 	}, workflows.SelfCheck, workflows.SelfCheckInput{Marker: store.NewID()})
 	if err != nil {
@@ -155,8 +124,8 @@ func runCheck(args []string) error {
 	if err := run.Get(ctx, &res); err != nil {
 		return fmt.Errorf("self-check workflow %s: %w", run.GetID(), err)
 	}
-	if !res.Found || res.Customer != cust.ID {
-		return fmt.Errorf("self-check workflow %s: marker not found for customer %s", run.GetID(), cust.ID)
+	if !res.Found || res.Customer != custID {
+		return fmt.Errorf("self-check workflow %s: marker not found for customer %s", run.GetID(), custID)
 	}
 	fmt.Printf("ok: workflow %s ran on task queue %s and wrote to the store for customer %s\n", run.GetID(), cfg.TaskQueue, customer)
 	return nil

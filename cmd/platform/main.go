@@ -21,6 +21,9 @@ commands:
   token      print an access token: --customer <slug> [--user <email>] --scope "<scopes>"
   customer   customer create <slug>: create a customer (idempotent), print its id
   check      run the self-check workflow through the worker and the store
+  backup     backup --to <dir>: copy the store and Temporal while running
+  migrate-store  migrate-store --to <MONGODB_URI>: copy the embedded store into MongoDB
+  sandbox    (internal) the child process the worker runs user code in
 
 Run "platform <command> -h" for a command's flags.`
 
@@ -46,11 +49,14 @@ func main() {
 }
 
 var commands = map[string]func([]string) error{
-	"dev":      runDev,
-	"api":      runAPI,
-	"worker":   runWorker,
-	"infra":    runInfra,
-	"token":    runToken,
-	"customer": runCustomer,
-	"check":    runCheck,
+	"dev":           runDev,
+	"api":           runAPI,
+	"worker":        runWorker,
+	"infra":         runInfra,
+	"token":         runToken,
+	"customer":      runCustomer,
+	"check":         runCheck,
+	"backup":        runBackup,
+	"migrate-store": runMigrateStore,
+	"sandbox":       runSandbox,
 }

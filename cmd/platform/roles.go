@@ -19,7 +19,6 @@ import (
 	"platform/config"
 	"platform/obs"
 	"platform/store"
-	"platform/store/mongostore"
 	"platform/temporalx"
 )
 
@@ -55,7 +54,8 @@ func runRole(r role, args []string) error {
 	started := time.Now()
 
 	var emb embeddedServers
-	if err := emb.start(cfg, log, cfg.MongoURI == "", cfg.TemporalAddress == ""); err != nil {
+	wantFerret := cfg.MongoURI == "" && cfg.EmbeddedStore == "ferretdb"
+	if err := emb.start(cfg, log, wantFerret, cfg.TemporalAddress == ""); err != nil {
 		return err
 	}
 	defer emb.stop()
@@ -65,6 +65,12 @@ func runRole(r role, args []string) error {
 	}
 	defer tc.Close()
 	defer st.Close(context.Background())
+	if cfg.UsesEmbeddedSQLite() {
+		log.Info("embedded store ready", "kind", "sqlite", "file", cfg.SQLitePath())
+		if err := serveAdmin(ctx, cfg, st, log); err != nil {
+			return err
+		}
+	}
 
 	a, err := app.New(ctx, cfg, st, tc, log)
 	if err != nil {
@@ -90,9 +96,9 @@ func requireExternal(cfg *config.Config) error {
 
 // connect opens the store and dials Temporal.
 func connect(ctx context.Context, cfg *config.Config, log *slog.Logger) (store.Store, client.Client, error) {
-	st, err := mongostore.Open(ctx, cfg.MongoURI, cfg.MongoDatabase)
+	st, err := openStore(ctx, cfg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open store: %w", err)
+		return nil, nil, err
 	}
 	tc, err := temporalx.Dial(ctx, cfg.TemporalAddress, cfg.TemporalNamespace, log)
 	if err != nil {
@@ -132,8 +138,10 @@ func serve(ctx context.Context, r role, a *app.App, log *slog.Logger, started ti
 			return err
 		}
 	}
-	log.Info("shutting down", "timeout", a.Config.ShutdownTimeout.String())
+	log.Info("shutting down", "drain", a.Config.DrainDelay.String(), "timeout", a.Config.ShutdownTimeout.String())
 	if srv != nil {
+		a.API.Drain()
+		time.Sleep(a.Config.DrainDelay)
 		sctx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
 		defer cancel()
 		if err := srv.Shutdown(sctx); err != nil {
