@@ -88,6 +88,12 @@ type Verifier struct {
 	Issuer   string
 	Audience string
 	Revoked  RevocationList
+
+	// verified remembers tokens whose signature and claims were checked, so
+	// a client's repeated calls cost one ECDSA verification (measured: half
+	// of the API's CPU per request) instead of one each. Revocation is still
+	// asked on every call.
+	verified verifiedCache
 }
 
 // ErrInvalidToken is returned for every token that must not be accepted; the
@@ -96,6 +102,31 @@ var ErrInvalidToken = errors.New("invalid access token")
 
 // Verify parses and checks a bearer token and returns its principal.
 func (v *Verifier) Verify(ctx context.Context, raw string) (*Principal, error) {
+	p, ok := v.verified.get(raw)
+	if !ok {
+		var exp time.Time
+		var err error
+		if p, exp, err = v.verifySignature(ctx, raw); err != nil {
+			return nil, err
+		}
+		v.verified.put(raw, p, exp)
+	}
+	if v.Revoked != nil {
+		revoked, err := v.Revoked.Revoked(ctx, p.TokenID)
+		if err != nil {
+			return nil, err
+		}
+		if revoked {
+			return nil, fmt.Errorf("%w: revoked", ErrInvalidToken)
+		}
+	}
+	cp := *p // callers may not change the cached principal
+	cp.Scopes = append([]string(nil), p.Scopes...)
+	return &cp, nil
+}
+
+// verifySignature parses raw and checks its signature and claims.
+func (v *Verifier) verifySignature(ctx context.Context, raw string) (*Principal, time.Time, error) {
 	c := &Claims{}
 	_, err := jwt.ParseWithClaims(raw, c, func(t *jwt.Token) (any, error) {
 		if typ, _ := t.Header["typ"].(string); !strings.EqualFold(typ, "at+jwt") {
@@ -110,22 +141,13 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (*Principal, error) {
 	}, jwt.WithValidMethods([]string{"ES256"}), jwt.WithIssuer(v.Issuer), jwt.WithAudience(v.Audience),
 		jwt.WithExpirationRequired(), jwt.WithLeeway(5*time.Second))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidToken, err)
+		return nil, time.Time{}, fmt.Errorf("%w: %v", ErrInvalidToken, err)
 	}
 	if c.Customer == "" {
-		return nil, fmt.Errorf("%w: no customer claim", ErrInvalidToken)
-	}
-	if v.Revoked != nil {
-		revoked, err := v.Revoked.Revoked(ctx, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		if revoked {
-			return nil, fmt.Errorf("%w: revoked", ErrInvalidToken)
-		}
+		return nil, time.Time{}, fmt.Errorf("%w: no customer claim", ErrInvalidToken)
 	}
 	return &Principal{
 		Customer: c.Customer, Subject: c.Subject, User: c.User, ClientID: c.ClientID,
 		Scopes: strings.Fields(c.Scope), TokenID: c.ID,
-	}, nil
+	}, c.ExpiresAt.Time, nil
 }

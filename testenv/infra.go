@@ -141,6 +141,10 @@ func startInfra() (Addresses, error) {
 	return Addresses{}, fmt.Errorf("platform infra did not become ready")
 }
 
+// keepOpen holds the child's stdin for the life of the test binary: when it
+// is collected or the process exits, the pipe closes and the child stops.
+//
+//lint:ignore U1000 written only, on purpose: the reference keeps the pipe open
 var keepOpen io.WriteCloser
 
 func readEnvFile(path string) (Addresses, bool) {

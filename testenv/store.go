@@ -2,9 +2,11 @@ package testenv
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"platform/store"
 	"platform/store/sqlitestore"
@@ -42,3 +44,9 @@ func SQLiteStore(t testing.TB) *sqlitestore.Store {
 	t.Cleanup(func() { _ = st.Close(context.Background()) })
 	return st
 }
+
+// apiClient keeps connections alive for many concurrent callers, as real
+// API clients do (the default keeps only 2 idle connections per host).
+var apiClient = &http.Client{Transport: &http.Transport{
+	MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: 90 * time.Second,
+}}
