@@ -160,11 +160,9 @@ func (c *collection) Update(ctx context.Context, e query.Expr, u store.Update) (
 		return nil, err
 	}
 	defer c.s.lockWrites(c.name)()
-	if c.s.needsLocalMatch(e) {
-		var err error
-		if e, err = c.byIDs(ctx, e, 1); err != nil {
-			return nil, err
-		}
+	e, err := c.serverable(ctx, e, 1)
+	if err != nil {
+		return nil, err
 	}
 	f, err := c.scope(ctx, e)
 	if err != nil {
@@ -225,11 +223,9 @@ func (c *collection) UpdateMany(ctx context.Context, e query.Expr, u store.Updat
 		return 0, err
 	}
 	defer c.s.lockWrites(c.name)()
-	if c.s.needsLocalMatch(e) {
-		var err error
-		if e, err = c.byIDs(ctx, e, 0); err != nil {
-			return 0, err
-		}
+	e, err := c.serverable(ctx, e, 0)
+	if err != nil {
+		return 0, err
 	}
 	f, err := c.scope(ctx, e)
 	if err != nil {
@@ -268,11 +264,9 @@ func (c *collection) Replace(ctx context.Context, id string, doc store.Doc) erro
 
 func (c *collection) Delete(ctx context.Context, e query.Expr) (int64, error) {
 	defer c.s.lockWrites(c.name)()
-	if c.s.needsLocalMatch(e) {
-		var err error
-		if e, err = c.byIDs(ctx, e, 0); err != nil {
-			return 0, err
-		}
+	e, err := c.serverable(ctx, e, 0)
+	if err != nil {
+		return 0, err
 	}
 	f, err := c.scope(ctx, e)
 	if err != nil {

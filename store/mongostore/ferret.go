@@ -128,6 +128,15 @@ func (c *collection) idsMatching(ctx context.Context, e query.Expr, limit int64)
 	return ids, nil
 }
 
+// serverable returns e in a form the server evaluates right: e itself, or
+// on FerretDB the ids of the documents matching it in Go (at most limit).
+func (c *collection) serverable(ctx context.Context, e query.Expr, limit int64) (query.Expr, error) {
+	if !c.s.needsLocalMatch(e) {
+		return e, nil
+	}
+	return c.byIDs(ctx, e, limit)
+}
+
 // byIDs turns a locally evaluated filter into one the server answers right.
 func (c *collection) byIDs(ctx context.Context, e query.Expr, limit int64) (query.Expr, error) {
 	ids, err := c.idsMatching(ctx, e, limit)
