@@ -5,24 +5,25 @@ package identity
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 	"time"
 
 	"platform/query"
 	"platform/store"
-	"platform/tenant"
 )
 
 // Collections.
 const (
 	Customers = "customers" // global
 	Users     = "users"     // scoped
-	Apps      = "apps"      // scoped
+	Roles     = "roles"     // scoped
+	Apps      = "apps"      // scoped: the developer module's declared resource
+	// Clients is the global index client id -> (customer, app): the token
+	// endpoint knows only the client id, and scoped collections need the
+	// customer first.
+	Clients = "oauthclients"
 )
 
 // Customer is a tenant.
@@ -38,7 +39,8 @@ type Service struct{ Store store.Store }
 
 var slugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,62}$`)
 
-// EnsureIndexes creates the identity collections' indexes.
+// EnsureIndexes creates the identity collections' indexes. The apps
+// collection's indexes come from the developer module's declaration.
 func (s *Service) EnsureIndexes(ctx context.Context) error {
 	if err := s.Store.EnsureIndexes(ctx, Customers, false, []store.Index{{Name: "uniq_slug", Keys: []store.SortField{{Field: "slug"}}, Unique: true}}); err != nil {
 		return err
@@ -46,7 +48,7 @@ func (s *Service) EnsureIndexes(ctx context.Context) error {
 	if err := s.Store.EnsureIndexes(ctx, Users, true, []store.Index{{Name: "uniq_email", Keys: []store.SortField{{Field: "email"}}, Unique: true}}); err != nil {
 		return err
 	}
-	return s.Store.EnsureIndexes(ctx, Apps, false, []store.Index{{Name: "uniq_clientId", Keys: []store.SortField{{Field: "clientId"}}, Unique: true}})
+	return s.Store.EnsureIndexes(ctx, Roles, true, []store.Index{{Name: "uniq_name", Keys: []store.SortField{{Field: "name"}}, Unique: true}})
 }
 
 // EnsureCustomer returns the customer with slug, creating it (idempotent).
@@ -82,6 +84,21 @@ func (s *Service) CustomerBySlug(ctx context.Context, slug string) (*Customer, e
 	return customerOf(docs[0]), nil
 }
 
+// CustomerByID finds a customer by id.
+func (s *Service) CustomerByID(ctx context.Context, id string) (*Customer, error) {
+	d, err := s.Store.Global(Customers).Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return customerOf(d), nil
+}
+
+// SetPackage replaces the rights a customer licensed.
+func (s *Service) SetPackage(ctx context.Context, id string, pkg []string) error {
+	_, err := s.Store.Global(Customers).Update(ctx, query.ID(id), store.Update{Set: store.Doc{"package": toAny(pkg)}})
+	return err
+}
+
 func customerOf(d store.Doc) *Customer {
 	c := &Customer{}
 	c.ID, _ = d["_id"].(string)
@@ -89,118 +106,6 @@ func customerOf(d store.Doc) *Customer {
 	c.Name, _ = d["name"].(string)
 	c.Package = toStrings(d["package"])
 	return c
-}
-
-// User is a person who signs in for a customer.
-type User struct {
-	ID     string
-	Email  string
-	Name   string
-	Rights []string
-}
-
-// EnsureUser creates the user if the e-mail is new for the customer of ctx;
-// it reports whether it was created.
-func (s *Service) EnsureUser(ctx context.Context, email, name, password string, rights []string) (*User, bool, error) {
-	if u, err := s.UserByEmail(ctx, email); err == nil {
-		return u, false, nil
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return nil, false, err
-	}
-	hash, err := HashPassword(password)
-	if err != nil {
-		return nil, false, err
-	}
-	doc := store.Doc{"_id": store.NewID(), "email": strings.ToLower(email), "name": name, "passwordHash": hash,
-		"rights": toAny(rights), "createdAt": time.Now().UTC()}
-	if err := s.Store.Collection(Users).Insert(ctx, doc); err != nil {
-		return nil, false, err
-	}
-	return userOf(doc), true, nil
-}
-
-// UserByEmail finds a user of the customer of ctx.
-func (s *Service) UserByEmail(ctx context.Context, email string) (*User, error) {
-	docs, err := s.Store.Collection(Users).Find(ctx, store.FindOptions{Filter: query.Eq("email", strings.ToLower(email)), Limit: 1})
-	if err != nil {
-		return nil, err
-	}
-	if len(docs) == 0 {
-		return nil, store.ErrNotFound
-	}
-	return userOf(docs[0]), nil
-}
-
-func userOf(d store.Doc) *User {
-	u := &User{}
-	u.ID, _ = d["_id"].(string)
-	u.Email, _ = d["email"].(string)
-	u.Name, _ = d["name"].(string)
-	u.Rights = toStrings(d["rights"])
-	return u
-}
-
-// App is a registered developer app (OAuth client).
-type App struct {
-	ID           string
-	ClientID     string
-	Name         string
-	RedirectURIs []string
-	Scopes       []string
-	Public       bool
-}
-
-// CreateApp registers an app for the customer of ctx and returns its secret
-// (shown once; only its hash is stored) for confidential apps.
-func (s *Service) CreateApp(ctx context.Context, name string, redirects, scopes []string, public bool) (*App, string, error) {
-	cust, err := tenant.Customer(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	app := &App{ID: store.NewID(), ClientID: "oac_" + RandomSecret(18), Name: name, RedirectURIs: redirects, Scopes: scopes, Public: public}
-	doc := store.Doc{"_id": app.ID, "clientId": app.ClientID, "name": name, "redirectUris": toAny(redirects),
-		"scopes": toAny(scopes), "public": public, "customer": cust, "createdAt": time.Now().UTC()}
-	secret := ""
-	if !public {
-		secret = "oas_" + RandomSecret(32)
-		doc["secretHash"] = HashSecret(secret)
-	}
-	// Apps are global so the token endpoint can find a client by id alone.
-	if err := s.Store.Global(Apps).Insert(ctx, doc); err != nil {
-		return nil, "", err
-	}
-	return app, secret, nil
-}
-
-// FirstApp returns an app of the customer of ctx, if any.
-func (s *Service) FirstApp(ctx context.Context) (*App, error) {
-	cust, err := tenant.Customer(ctx)
-	if err != nil {
-		return nil, err
-	}
-	docs, err := s.Store.Global(Apps).Find(ctx, store.FindOptions{Filter: query.Eq("customer", cust), Limit: 1})
-	if err != nil {
-		return nil, err
-	}
-	if len(docs) == 0 {
-		return nil, store.ErrNotFound
-	}
-	d := docs[0]
-	a := &App{}
-	a.ID, _ = d["_id"].(string)
-	a.ClientID, _ = d["clientId"].(string)
-	a.Name, _ = d["name"].(string)
-	a.RedirectURIs = toStrings(d["redirectUris"])
-	a.Scopes = toStrings(d["scopes"])
-	a.Public, _ = d["public"].(bool)
-	return a, nil
-}
-
-// HashSecret hashes a high-entropy client secret (SHA-256 suffices for
-// random 256-bit secrets; passwords use argon2id).
-func HashSecret(secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(sum[:])
 }
 
 func toAny(ss []string) []any {

@@ -2,8 +2,10 @@ package identity
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -62,4 +64,11 @@ func RandomSecret(n int) string {
 		panic(err) // the kernel's random source does not fail
 	}
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// HashSecret hashes a high-entropy client secret (SHA-256 suffices for
+// random 256-bit secrets; passwords use argon2id).
+func HashSecret(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
 }

@@ -1,0 +1,159 @@
+// Package developer is the developer module: the apps (OAuth clients) a
+// customer registers for third-party sign-in. An app gets a client_id
+// starting with "oac_"; a confidential app also gets a secret, shown once
+// at creation (and by rotate-secret) and stored only as a hash.
+package developer
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"platform/api"
+	"platform/identity"
+	"platform/oauth/scopes"
+	"platform/store"
+	"platform/tenant"
+)
+
+// Version is the module's meta.version.host.
+const Version = "1.0.0"
+
+// Module returns the developer module's declaration.
+func Module() *api.Module {
+	return &api.Module{Name: "developer", HostLabel: "developer", Version: Version, Resources: []*api.Resource{Apps()}}
+}
+
+// Apps declares /apps. Rights: developer.apps.{view|create|edit|delete|rotate-secret}.
+func Apps() *api.Resource {
+	return &api.Resource{
+		Module: "developer", Plural: identity.Apps, Title: "app",
+		Fields: []api.Field{
+			{Name: "name", Type: api.TString, Required: true, MaxLen: 200, Filter: true, Sort: true},
+			{Name: identity.FieldClientID, Type: api.TString, ReadOnly: true, Filter: true, Description: "OAuth client id, starts with oac_"},
+			{Name: identity.FieldRedirectURIs, Type: api.TArray, Required: true, Items: &api.Field{Type: api.TString, MaxLen: 2000},
+				Description: "exact redirect URIs: https, http on a loopback host, or a private-use scheme (com.example.app:/cb)"},
+			{Name: identity.FieldScopes, Type: api.TArray, Required: true, Items: &api.Field{Type: api.TString, MaxLen: 200},
+				Description: "scopes the app may ask for: rights such as crm.consumers.view, wildcards crm.consumers.* and crm.*, profile, email"},
+			{Name: identity.FieldPublic, Type: api.TBool, Default: false, Filter: true,
+				Description: "public clients (PKCE only, no secret); fixed at creation"},
+			{Name: "client_secret", Type: api.TString, ReadOnly: true, Virtual: true,
+				Description: "confidential apps only: shown once in the answer of create and of rotate-secret, never stored"},
+		},
+		Actions: []api.Action{{
+			Name: "rotate-secret", Title: "replace the app's client secret (the old one stops working at once)",
+			Right: "developer.apps.rotate-secret", Event: "secret-rotated", Run: rotateSecret,
+		}},
+		Hooks: api.Hooks{BeforeWrite: beforeWrite, Present: hideSecretHash, AfterDelete: afterDelete},
+	}
+}
+
+func hideSecretHash(doc store.Doc) { delete(doc, identity.FieldSecretHash) }
+
+// beforeWrite checks redirect URIs and scopes; on create it issues the
+// client id, the secret and the global client index entry.
+func beforeWrite(ctx context.Context, w *api.Write) error {
+	if errs := checkApp(w.New, scopes.NewCatalog(w.Services.Registry)); len(errs) > 0 {
+		return api.Invalid(errs...)
+	}
+	if w.Old != nil {
+		if w.New[identity.FieldPublic] != w.Old[identity.FieldPublic] {
+			return api.Invalid(api.FieldError(api.CodeReadOnly, identity.FieldPublic, "public is fixed at creation; register a new app instead"))
+		}
+		return nil
+	}
+	return issueCredentials(ctx, w)
+}
+
+func issueCredentials(ctx context.Context, w *api.Write) error {
+	cust, err := tenant.Customer(ctx)
+	if err != nil {
+		return err
+	}
+	public, _ := w.New[identity.FieldPublic].(bool)
+	w.New[identity.FieldPublic] = public
+	clientID := identity.NewClientID()
+	w.New[identity.FieldClientID] = clientID
+	if !public {
+		secret, hash := identity.NewSecret()
+		w.New[identity.FieldSecretHash] = hash
+		w.Once = store.Doc{"client_secret": secret}
+	}
+	ids := &identity.Service{Store: w.Services.Store}
+	return ids.RegisterClient(ctx, clientID, cust, w.New["_id"].(string))
+}
+
+func checkApp(doc store.Doc, cat *scopes.Catalog) []api.ErrorEntry {
+	var errs []api.ErrorEntry
+	uris, _ := doc[identity.FieldRedirectURIs].([]any)
+	if len(uris) == 0 {
+		errs = append(errs, api.FieldError(api.CodeRequired, identity.FieldRedirectURIs, "register at least one redirect URI"))
+	}
+	for _, u := range uris {
+		if s, _ := u.(string); !validRedirect(s) {
+			errs = append(errs, api.FieldError(api.CodeFormat, identity.FieldRedirectURIs,
+				"%q is not allowed: use an absolute https URI, http on localhost/127.0.0.1/[::1], or a private-use scheme; no fragment, no wildcard", s))
+		}
+	}
+	for _, sc := range anyStrings(doc[identity.FieldScopes]) {
+		if !cat.Valid(sc) {
+			errs = append(errs, api.FieldError(api.CodeInvalid, identity.FieldScopes, "%q names no right of any module (nor profile or email)", sc))
+		}
+	}
+	return errs
+}
+
+// validRedirect follows OAuth 2.1 / RFC 8252: exact, absolute URIs only.
+func validRedirect(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || !u.IsAbs() || u.Fragment != "" || strings.Contains(s, "*") {
+		return false
+	}
+	switch u.Scheme {
+	case "https":
+		return u.Host != ""
+	case "http":
+		h := u.Hostname()
+		return h == "localhost" || h == "127.0.0.1" || h == "::1"
+	default: // private-use scheme of a native app: reverse domain name
+		return strings.Contains(u.Scheme, ".")
+	}
+}
+
+func anyStrings(v any) []string {
+	a, _ := v.([]any)
+	out := make([]string, 0, len(a))
+	for _, e := range a {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// afterDelete removes the client index entry, so the client id stops
+// working at the token endpoint at once.
+func afterDelete(ctx context.Context, s *api.Services, old store.Doc) error {
+	id, _ := old[identity.FieldClientID].(string)
+	if id == "" {
+		return nil
+	}
+	return (&identity.Service{Store: s.Store}).UnregisterClient(ctx, id)
+}
+
+func rotateSecret(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) {
+	if public, _ := call.Record[identity.FieldPublic].(bool); public {
+		return nil, api.NewError(http.StatusConflict, api.CodeConflict, identity.FieldPublic, "a public app has no secret to rotate")
+	}
+	doc, secret, err := (&identity.Service{Store: call.Services.Store}).RotateSecret(ctx, call.ID)
+	if err != nil {
+		return nil, err
+	}
+	hideSecretHash(doc)
+	shown := store.Doc{"client_secret": secret}
+	for k, v := range doc {
+		shown[k] = v
+	}
+	return &api.ActionResult{Payload: shown, EventData: doc}, nil
+}

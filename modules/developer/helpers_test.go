@@ -1,0 +1,5 @@
+package developer_test
+
+import "context"
+
+func bg() context.Context { return context.Background() }

@@ -1,0 +1,104 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"time"
+
+	"github.com/ory/fosite"
+
+	"platform/store"
+)
+
+// formKeys are the only request parameters kept with a code or token: what
+// the token endpoint compares later. Nothing else (never a password) is stored.
+var formKeys = []string{"redirect_uri", "code_challenge", "code_challenge_method"}
+
+// requestDoc is the stored form of a fosite request: its family id
+// (requestId, shared by every token rotated from one grant), client,
+// scopes, kept parameters and session.
+func requestDoc(r fosite.Requester) store.Doc {
+	sess, _ := r.GetSession().(*Session)
+	if sess == nil {
+		sess = &Session{}
+	}
+	form := store.Doc{}
+	for _, k := range formKeys {
+		if v := r.GetRequestForm().Get(k); v != "" {
+			form[k] = v
+		}
+	}
+	return store.Doc{
+		"requestId": r.GetID(), "requestedAt": r.GetRequestedAt().UTC(), "clientId": r.GetClient().GetID(),
+		"customer": sess.Customer, "user": sess.User,
+		"requestedScopes": toAny(r.GetRequestedScopes()), "grantedScopes": toAny(r.GetGrantedScopes()),
+		"form": form, "session": sess.doc(),
+	}
+}
+
+// requestOf rebuilds a request, looking its client up again so a deleted
+// app's codes and tokens stop working. fosite passes the session to fill
+// (it validates expiry on it before adopting the stored request).
+func (st *Storage) requestOf(ctx context.Context, d store.Doc, into fosite.Session) (*fosite.Request, error) {
+	clientID, _ := d["clientId"].(string)
+	c, err := st.GetClient(ctx, clientID)
+	if err != nil {
+		return nil, err
+	}
+	r := fosite.NewRequest()
+	r.ID, _ = d["requestId"].(string)
+	r.RequestedAt, _ = d["requestedAt"].(time.Time)
+	r.Client = c
+	r.RequestedScope = toStrings(d["requestedScopes"])
+	r.GrantedScope = toStrings(d["grantedScopes"])
+	r.Form = url.Values{}
+	form, _ := d["form"].(store.Doc)
+	for k, v := range form {
+		if s, ok := v.(string); ok {
+			r.Form.Set(k, s)
+		}
+	}
+	sd, _ := d["session"].(store.Doc)
+	sess := sessionOf(sd)
+	if ps, ok := into.(*Session); ok && ps != nil {
+		*ps = *sess
+		sess = ps
+	}
+	r.Session = sess
+	return r, nil
+}
+
+// notFound maps the store's miss to fosite's.
+func notFound(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fosite.ErrNotFound.WithWrap(err)
+	}
+	return err
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func toStrings(v any) []string {
+	a, _ := v.([]any)
+	out := make([]string, 0, len(a))
+	for _, e := range a {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func merge(a, b store.Doc) store.Doc {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}
