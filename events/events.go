@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"platform/api"
+	"platform/groupcommit"
 	"platform/store"
 	"platform/tenant"
 )
@@ -41,28 +42,14 @@ var Indexes = []store.Index{
 }
 
 // Recorder stores events. Concurrent events of one customer are written
-// together (group commit): the first caller writes the batch, callers that
-// arrive meanwhile join the next one. Nobody returns before their event is
-// stored, and an idle recorder adds no delay.
+// together (group commit, one lane per customer): nobody returns before
+// their event is stored, and an idle recorder adds no delay.
 type Recorder struct {
 	Store    store.Store
 	Notifier Notifier
 
-	mu    sync.Mutex
-	lanes map[string]*lane
-}
-
-type lane struct {
-	mu    sync.Mutex // guards next
-	next  *batch
-	flush sync.Mutex // one write at a time per customer
-}
-
-type batch struct {
-	docs   []store.Doc
-	events []Event
-	done   chan struct{}
-	err    error
+	once    sync.Once
+	batches *groupcommit.Inserter
 }
 
 // Record implements api.EventRecorder.
@@ -73,54 +60,20 @@ func (r *Recorder) Record(ctx context.Context, name string, data store.Doc) erro
 	}
 	e := Event{ID: store.NewID(), Name: name, Customer: cust, Timestamp: time.Now().UTC().Truncate(time.Millisecond), Data: data}
 	doc := store.Doc{"_id": e.ID, "name": name, "timestamp": e.Timestamp, "data": data, "dispatched": false}
-	l := r.laneOf(cust)
-	l.mu.Lock()
-	if l.next == nil {
-		l.next = &batch{done: make(chan struct{})}
+	if err := r.inserter().Insert(ctx, cust, doc); err != nil {
+		return err
 	}
-	b := l.next
-	b.docs, b.events = append(b.docs, doc), append(b.events, e)
-	leader := len(b.docs) == 1
-	l.mu.Unlock()
-	if leader {
-		r.write(ctx, l, b)
-	}
-	select {
-	case <-b.done:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	if b.err == nil && r.Notifier != nil {
+	if r.Notifier != nil {
 		r.Notifier.Notify(ctx, e)
 	}
-	return b.err
+	return nil
 }
 
-// write stores a batch once the previous write of the lane has finished.
-func (r *Recorder) write(ctx context.Context, l *lane, b *batch) {
-	l.flush.Lock()
-	defer l.flush.Unlock()
-	l.mu.Lock()
-	l.next = nil // later arrivals start the next batch
-	l.mu.Unlock()
-	// The batch holds other callers' events: do not let this request's
-	// cancellation fail them.
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	b.err = r.Store.Collection(Collection).InsertMany(wctx, b.docs)
-	close(b.done)
-}
-
-func (r *Recorder) laneOf(cust string) *lane {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.lanes == nil {
-		r.lanes = map[string]*lane{}
-	}
-	l := r.lanes[cust]
-	if l == nil {
-		l = &lane{}
-		r.lanes[cust] = l
-	}
-	return l
+func (r *Recorder) inserter() *groupcommit.Inserter {
+	r.once.Do(func() {
+		r.batches = &groupcommit.Inserter{InsertMany: func(ctx context.Context, customer string, docs []store.Doc) error {
+			return r.Store.Collection(Collection).InsertMany(tenant.WithCustomer(ctx, customer), docs)
+		}}
+	})
+	return r.batches
 }
