@@ -33,7 +33,7 @@ func (h *crud) list(req *Request) (*Response, error) {
 func (h *crud) listWhere(req *Request, r *Resource, lq *listQuery, extra query.Expr) (*Response, error) {
 	filter := query.AllOf(lq.Filter, extra, readFilter(req.Ctx, r))
 	docs, err := h.s.svc.Store.Collection(r.Plural).Find(req.Ctx, store.FindOptions{
-		Filter: filter, Sort: append(append([]store.SortField{}, r.SortFirst...), lq.Sort...), Skip: int64((lq.Page - 1) * lq.Limit), Limit: int64(lq.Limit + 1),
+		Filter: filter, Sort: orderBy(r.SortFirst, lq.Sort), Skip: int64((lq.Page - 1) * lq.Limit), Limit: int64(lq.Limit + 1),
 		Fields: storedFields(r, lq.Fields),
 	})
 	if err != nil {
@@ -48,7 +48,7 @@ func (h *crud) listWhere(req *Request, r *Resource, lq *listQuery, extra query.E
 		out[i] = present(r, d, lq.Fields)
 	}
 	resp := &Response{Payload: out, Page: lq.Page, Limit: lq.Limit,
-		Links: pageLinks(h.s.cfg.ModuleBaseURL(h.s.hostLabel(r))+req.pathTail(), req.Query, lq.Page, hasNext)}
+		Links: pageLinks(h.s.cfg.ModuleBaseURL(h.s.hostLabel(h.r))+req.pathTail(), req.Query, lq.Page, hasNext)}
 	if lq.Count {
 		n, err := h.s.svc.Store.Collection(r.Plural).Count(req.Ctx, filter)
 		if err != nil {
@@ -135,7 +135,22 @@ func (h *crud) create(req *Request) (*Response, error) {
 	if err := h.s.svc.Events.Record(req.Ctx, h.r.Plural+"."+EventCreated, out); err != nil {
 		return nil, err
 	}
+	if len(w.Once) > 0 {
+		out = withOnce(out, w.Once)
+	}
 	return h.recordResponse(req, out, http.StatusCreated), nil
+}
+
+// withOnce is a copy of out plus the show-once values (the event keeps out).
+func withOnce(out, once store.Doc) store.Doc {
+	c := make(store.Doc, len(out)+len(once))
+	for k, v := range out {
+		c[k] = v
+	}
+	for k, v := range once {
+		c[k] = v
+	}
+	return c
 }
 
 func (h *crud) replaceByBody(req *Request) (*Response, error) {
@@ -372,12 +387,14 @@ func present(r *Resource, doc store.Doc, fields []string) store.Doc {
 }
 
 // merged applies validated changes to the old record: PUT replaces every
-// client field, PATCH only the given ones (null removes).
+// client field, PATCH only the given ones (null removes). A PUT keeps
+// write-only fields it does not name: a client cannot read them back to
+// send them again (PATCH with null removes one).
 func merged(r *Resource, old, changes store.Doc, m mode) store.Doc {
 	next := store.Doc{}
 	for k, v := range old {
 		f := r.Field(k)
-		if m == modePatch || f == nil || f.ReadOnly || f.Virtual {
+		if m == modePatch || f == nil || f.ReadOnly || f.Virtual || f.WriteOnly {
 			next[k] = v
 		}
 	}

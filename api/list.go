@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -79,9 +80,25 @@ func parseSort(r *Resource, s string) ([]store.SortField, error) {
 		if !r.sortable(name) {
 			return nil, BadRequest(CodeBadQuery, "sort", "cannot sort by %q; sortable fields: %s", name, strings.Join(r.sortableNames(), ", "))
 		}
+		if slices.ContainsFunc(out, func(f store.SortField) bool { return f.Field == name }) {
+			return nil, BadRequest(CodeBadQuery, "sort", "sort names %q twice", name)
+		}
 		out = append(out, store.SortField{Field: name, Desc: desc})
 	}
 	return out, nil
+}
+
+// orderBy is the sort of a list: first the resource's leading keys, then
+// the requested ones except those already leading (a store rejects a sort
+// naming one field twice).
+func orderBy(first, requested []store.SortField) []store.SortField {
+	out := append([]store.SortField{}, first...)
+	for _, s := range requested {
+		if !slices.ContainsFunc(first, func(f store.SortField) bool { return f.Field == s.Field }) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (r *Resource) sortableNames() []string {

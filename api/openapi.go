@@ -49,7 +49,8 @@ func (s *Server) openAPIDoc(m *Module, resources []*Resource, title string) map[
 		name := schemaName(r)
 		schemas[name] = recordSchema(r.Fields, false)
 		schemas[name+"Input"] = recordSchema(r.Fields, true)
-		for p, item := range resourcePaths(r, name) {
+		schemas[name+"Replace"] = replaceSchema(r.Fields)
+		for p, item := range resourcePaths(r, name, s.svc.Registry) {
 			paths[p] = item
 		}
 	}
@@ -70,17 +71,19 @@ func schemaName(r *Resource) string {
 	return strings.ToUpper(r.Plural[:1]) + r.Plural[1:]
 }
 
-func resourcePaths(r *Resource, name string) obj {
+func resourcePaths(r *Resource, name string, reg *Registry) obj {
 	ref := func(n string) obj { return obj{"$ref": "#/components/schemas/" + n} }
 	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string", "pattern": "^[0-9a-fA-F]{24}$"}}
 	one := envelopeOf(ref(name))
 	many := envelopeOf(obj{"type": "array", "items": ref(name)})
 	body := obj{"required": true, "content": obj{"application/json": obj{"schema": ref(name + "Input")}}}
+	// PUT /{plural} names the record by _id in the body; PUT /{plural}/:id accepts it when equal to the path's.
+	replaceBody := obj{"required": true, "content": obj{"application/json": obj{"schema": ref(name + "Replace")}}}
+	replaceByID := obj{"required": true, "content": obj{"application/json": obj{"schema": obj{"allOf": []any{ref(name + "Replace"), obj{"required": []any{"_id"}}}}}}}
 	op := func(summary, right string, params []any, reqBody obj, ok int, okSchema obj) obj {
 		o := obj{"summary": summary, "description": "Needs the right `" + right + "`.", "responses": responses(ok, okSchema)}
-		if len(params) > 0 {
-			o["parameters"] = params
-		}
+		// Every answer can be negotiated with ?format= as well as Accept.
+		o["parameters"] = append(append([]any{}, params...), formatParam())
 		if reqBody != nil {
 			o["requestBody"] = reqBody
 		}
@@ -90,8 +93,8 @@ func resourcePaths(r *Resource, name string) obj {
 	item := obj{"get": op("Get one "+r.Title, r.Right("view"), []any{idParam, fieldsParam()}, nil, 200, one)}
 	if !r.ReadOnly {
 		coll["post"] = op("Create a "+r.Title, r.Right("create"), nil, body, 201, one)
-		coll["put"] = op("Replace a "+r.Title+" identified by _id in the body", r.Right("edit"), nil, body, 200, one)
-		item["put"] = op("Replace a "+r.Title, r.Right("edit"), []any{idParam}, body, 200, one)
+		coll["put"] = op("Replace a "+r.Title+" identified by _id in the body", r.Right("edit"), nil, replaceByID, 200, one)
+		item["put"] = op("Replace a "+r.Title, r.Right("edit"), []any{idParam}, replaceBody, 200, one)
 		item["patch"] = op("Change fields of a "+r.Title+" (JSON merge patch; null removes)", r.Right("edit"), []any{idParam},
 			obj{"required": true, "content": obj{"application/merge-patch+json": obj{"schema": obj{"type": "object"}}, "application/json": obj{"schema": obj{"type": "object"}}}}, 200, one)
 		item["delete"] = op("Delete a "+r.Title, r.Right("delete"), []any{idParam}, nil, 200, one)
@@ -111,8 +114,14 @@ func resourcePaths(r *Resource, name string) obj {
 		out[base+"/{id}/actions/"+a.Name] = obj{"post": op(summary, r.ActionRight(a), []any{idParam}, ab, 200, envelopeOf(obj{}))}
 	}
 	for _, sub := range r.Subs {
-		out[base+"/{id}/"+sub.Name] = obj{"get": op("List the "+sub.Name+" of a "+r.Title, r.Right("view")+" and the "+sub.Module+"."+sub.Plural+" view right",
-			append([]any{idParam}, pageParams()...), nil, 200, envelopeOf(obj{"type": "array", "items": obj{"type": "object"}}))}
+		// The sub-resource lists records of its target resource with the
+		// target's list parameters; a target that is not active answers 404.
+		items, params, right := obj{"type": "object"}, pageParams(), r.Right("view")+"` and `"+sub.Module+"."+sub.Plural+".view"
+		if t := reg.Get(sub.Module, sub.Plural); t != nil {
+			items, params, right = recordSchema(t.Fields, false), listParams(t), r.Right("view")+"` and `"+t.Right("view")
+		}
+		out[base+"/{id}/"+sub.Name] = obj{"get": op("List the "+sub.Name+" of a "+r.Title, right,
+			append([]any{idParam}, params...), nil, 200, envelopeOf(obj{"type": "array", "items": items}))}
 	}
 	return out
 }
@@ -120,7 +129,7 @@ func resourcePaths(r *Resource, name string) obj {
 func responses(ok int, okSchema obj) obj {
 	errRef := obj{"description": "error", "content": contentOf(obj{"$ref": "#/components/schemas/ErrorEnvelope"})}
 	out := obj{fmt.Sprint(ok): obj{"description": http.StatusText(ok), "content": contentOf(okSchema)}}
-	for _, code := range []int{400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503} {
+	for _, code := range []int{400, 401, 403, 404, 406, 409, 413, 415, 422, 429, 500, 503} {
 		out[fmt.Sprint(code)] = obj{"description": http.StatusText(code), "content": errRef["content"]}
 	}
 	return out
@@ -149,9 +158,13 @@ func listParams(r *Resource) []any {
 func pageParams() []any {
 	return []any{
 		obj{"name": "limit", "in": "query", "schema": obj{"type": "integer", "minimum": 1, "maximum": maxLimit, "default": defaultLimit}},
-		obj{"name": "page", "in": "query", "schema": obj{"type": "integer", "minimum": 1, "default": 1}},
-		obj{"name": "format", "in": "query", "schema": obj{"type": "string", "enum": []any{"json", "yaml", "csv"}}},
+		obj{"name": "page", "in": "query", "schema": obj{"type": "integer", "minimum": 1, "maximum": 1_000_000, "default": 1}},
 	}
+}
+
+func formatParam() obj {
+	return obj{"name": "format", "in": "query", "schema": obj{"type": "string", "enum": []any{"json", "yaml", "csv"}},
+		"description": "output format; overrides the Accept header"}
 }
 
 func fieldsParam() obj {
@@ -168,7 +181,9 @@ func filterableNames(r *Resource) []string {
 	return out
 }
 
-// recordSchema describes a record (input: what clients may send).
+// recordSchema describes a record (input: what clients may send). Both are
+// closed: a record holds only declared fields, and a body with another field
+// is answered 422.
 func recordSchema(fields []Field, input bool) obj {
 	props := obj{}
 	var required []any
@@ -182,7 +197,7 @@ func recordSchema(fields []Field, input bool) obj {
 			required = append(required, f.Name)
 		}
 	}
-	s := obj{"type": "object", "properties": props, "additionalProperties": !input}
+	s := obj{"type": "object", "properties": props, "additionalProperties": false}
 	if len(required) > 0 {
 		s["required"] = required
 	}
@@ -193,7 +208,11 @@ func fieldSchema(f *Field, input bool) obj {
 	var s obj
 	switch f.Type {
 	case TString:
-		s = obj{"type": "string"}
+		max := f.MaxLen
+		if max == 0 {
+			max = DefaultMaxLen
+		}
+		s = obj{"type": "string", "maxLength": max}
 		if len(f.Enum) > 0 {
 			s["enum"] = toAny(f.Enum)
 		}
@@ -232,6 +251,9 @@ func fieldSchema(f *Field, input bool) obj {
 	default:
 		s = obj{}
 	}
+	if input && f.Default != nil {
+		s["default"] = f.Default
+	}
 	if !input && !f.Required && f.Type != "" {
 		// Absent optional fields are simply missing, but PATCH may clear them with null.
 		s = obj{"anyOf": []any{s, obj{"type": "null"}}}
@@ -246,6 +268,14 @@ func fieldSchema(f *Field, input bool) obj {
 	if desc != "" {
 		s["description"] = desc
 	}
+	return s
+}
+
+// replaceSchema is the body of a PUT: the input fields plus the record's
+// _id (PUT /{plural} needs it, PUT /{plural}/{id} accepts it when equal).
+func replaceSchema(fields []Field) obj {
+	s := recordSchema(fields, true)
+	s["properties"].(obj)["_id"] = obj{"type": "string", "pattern": "^[0-9a-fA-F]{24}$", "description": "the record's id"}
 	return s
 }
 

@@ -113,6 +113,9 @@ type Write struct {
 	Old      store.Doc // nil on create
 	New      store.Doc
 	Services *Services
+	// Once holds values shown in the create answer only: never stored, never
+	// in the event (a client secret shown once).
+	Once store.Doc
 }
 
 // Verb names of the generic events.

@@ -19,4 +19,14 @@ type Services struct {
 	Events   EventRecorder
 	Registry *Registry
 	Log      *slog.Logger
+	// Workflows starts workflows on the worker's task queue; nil in a
+	// process without Temporal.
+	Workflows WorkflowStarter
+}
+
+// WorkflowStarter starts a workflow under a deterministic id. An id that
+// already runs or ran is not started again (started=false, no error), so
+// an action that hands work to the worker can be retried safely.
+type WorkflowStarter interface {
+	StartOnce(ctx context.Context, id string, attrs map[string]string, workflow any, input any) (started bool, err error)
 }

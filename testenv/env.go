@@ -48,8 +48,13 @@ func MongoStore(t testing.TB) *mongostore.Store {
 // Temporal returns a client of the shared server and a task queue of the test's own.
 func Temporal(t testing.TB) (client.Client, string) {
 	t.Helper()
+	return temporalWith(t, Logger(t))
+}
+
+func temporalWith(t testing.TB, log *slog.Logger) (client.Client, string) {
+	t.Helper()
 	a := Infra(t)
-	c, err := temporalx.Dial(context.Background(), a.TemporalAddress, "default", Logger(t))
+	c, err := temporalx.Dial(context.Background(), a.TemporalAddress, "default", log)
 	if err != nil {
 		t.Fatalf("dial Temporal: %v", err)
 	}

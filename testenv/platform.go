@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,20 +31,29 @@ type Platform struct {
 	Admin     *identity.User
 	TaskQueue string
 	t         testing.TB
+	checks    *responseChecks // run on every answer of Do (CheckOpenAPI installs one)
 }
 
 // Options adjust a test platform.
 type Options struct {
-	RateLimit int  // default: high enough never to interfere
-	Worker    bool // also run the Temporal worker
+	RateLimit int    // default: high enough never to interfere
+	Store     string // "mongodb" or "sqlite"; default from PLATFORM_TEST_STORE
+	Worker    bool   // also run the Temporal worker
 	Configure func(*config.Config)
+	// Logger receives the platform's and its Temporal client's logs
+	// (default: Logger(t)); tests that inspect log lines set it.
+	Logger *slog.Logger
 }
 
 // NewPlatform starts a platform for the test; everything stops at cleanup.
 func NewPlatform(t testing.TB, o Options) *Platform {
 	t.Helper()
-	st := MongoStore(t)
-	tc, queue := Temporal(t)
+	st := NewStore(t, o.Store)
+	log := o.Logger
+	if log == nil {
+		log = Logger(t)
+	}
+	tc, queue := temporalWith(t, log)
 	var handler http.Handler = http.NotFoundHandler()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
@@ -62,12 +73,17 @@ func NewPlatform(t testing.TB, o Options) *Platform {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	a, err := app.New(ctx, cfg, st, tc, Logger(t))
+	a, err := app.New(ctx, cfg, st, tc, log)
 	if err != nil {
 		t.Fatalf("app: %v", err)
 	}
+	if !o.Worker {
+		// No worker will ever run this test's event dispatches: do not
+		// leave them queued on the shared Temporal server.
+		a.Events.Notifier = nil
+	}
 	handler = a.API.Handler()
-	p := &Platform{App: a, URL: srv.URL, TaskQueue: queue, t: t}
+	p := &Platform{App: a, URL: srv.URL, TaskQueue: queue, t: t, checks: &responseChecks{}}
 	res, err := a.Seed(ctx, "test-password")
 	if err != nil {
 		t.Fatalf("seed: %v", err)
@@ -81,6 +97,14 @@ func NewPlatform(t testing.TB, o Options) *Platform {
 		t.Cleanup(w.Stop)
 	}
 	return p
+}
+
+// For returns the platform bound to another test (a subtest), so that Do
+// reports failures there; it shares everything else with p.
+func (p *Platform) For(t testing.TB) *Platform {
+	c := *p
+	c.t = t
+	return &c
 }
 
 // Ctx returns a context of the test customer.
@@ -163,19 +187,23 @@ func (r *Resp) ErrorCodes() []string {
 // Do sends a request; body is JSON-encoded unless it is a string or []byte.
 func (p *Platform) Do(method, path, token string, body any, header ...string) *Resp {
 	p.t.Helper()
-	var rd io.Reader
+	var sent []byte
 	switch b := body.(type) {
 	case nil:
 	case string:
-		rd = strings.NewReader(b)
+		sent = []byte(b)
 	case []byte:
-		rd = bytes.NewReader(b)
+		sent = b
 	default:
 		j, err := json.Marshal(b)
 		if err != nil {
 			p.t.Fatal(err)
 		}
-		rd = bytes.NewReader(j)
+		sent = j
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(sent)
 	}
 	req, err := http.NewRequest(method, p.URL+path, rd)
 	if err != nil {
@@ -194,7 +222,7 @@ func (p *Platform) Do(method, path, token string, body any, header ...string) *R
 		}
 		req.Header.Set(header[i], header[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := apiClient.Do(req)
 	if err != nil {
 		p.t.Fatalf("%s %s: %v", method, path, err)
 	}
@@ -204,5 +232,28 @@ func (p *Platform) Do(method, path, token string, body any, header ...string) *R
 	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
 		_ = json.Unmarshal(data, &r.Env)
 	}
+	p.checks.run(p.t, req, sent, res, data)
 	return r
+}
+
+// responseChecks are run on every answer of Do; they report through t.Errorf.
+type responseChecks struct {
+	mu   sync.Mutex
+	list []func(t testing.TB, req *http.Request, reqBody []byte, res *http.Response, resBody []byte)
+}
+
+func (c *responseChecks) add(f func(t testing.TB, req *http.Request, reqBody []byte, res *http.Response, resBody []byte)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.list = append(c.list, f)
+}
+
+func (c *responseChecks) run(t testing.TB, req *http.Request, reqBody []byte, res *http.Response, resBody []byte) {
+	t.Helper()
+	c.mu.Lock()
+	list := append([]func(testing.TB, *http.Request, []byte, *http.Response, []byte){}, c.list...)
+	c.mu.Unlock()
+	for _, f := range list {
+		f(t, req, reqBody, res, resBody)
+	}
 }

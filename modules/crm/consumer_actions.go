@@ -58,6 +58,14 @@ func merge(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error)
 	if keep == call.ID {
 		return nil, api.Invalid(api.FieldError(api.CodeInvalid, "keepId", "keepId must differ from the consumer being merged"))
 	}
+	if call.Record == nil {
+		// Gone: only a finished merge may be retried; any other id is unknown.
+		if _, err := st.Collection(mergesCollection).Get(ctx, call.ID); errors.Is(err, store.ErrNotFound) {
+			return nil, api.NotFound("consumer")
+		} else if err != nil {
+			return nil, err
+		}
+	}
 	kept, err := st.Collection("consumers").Get(ctx, keep)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, api.Invalid(api.FieldError(api.CodeInvalid, "keepId", "no consumer %s exists", keep))

@@ -37,6 +37,7 @@ func Tasks() *api.Resource {
 			{Name: "type", Type: api.TString, Enum: []string{"Task", TypeBug, "Feature"}, Default: "Task", Filter: true, Sort: true},
 			{Name: "_status", Type: api.TString, Enum: []string{TaskOpen, TaskInProgress, TaskDone}, Default: TaskOpen, Filter: true, Sort: true,
 				Description: "open -> in-progress -> done; done is left only by the reopen action"},
+			{Name: "debugId", Type: api.TString, ReadOnly: true, MaxLen: 100, Filter: true, Description: "debug id of the failed request (Bug tasks recorded by the platform)"},
 		},
 		Actions: []api.Action{
 			{Name: "assign", Title: "assign the task to a user", Right: "crm.tasks.assign", Event: "assigned",

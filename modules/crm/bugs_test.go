@@ -1,0 +1,112 @@
+package crm_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"platform/api"
+	"platform/testenv"
+)
+
+// TestBugTasksHidden: runtime errors are tasks of type Bug, which callers
+// without crm.tasks.bugs (normal sales users) never see or touch.
+func TestBugTasksHidden(t *testing.T) {
+	f := newFixture(t)
+	c := f.consumer()
+	normal := f.task("consumer", c, "title", "call back")
+	bug := f.task("consumer", c, "title", "crash", "type", "Bug", "_status", "done")
+	bugRights := append([]string{"crm.tasks.bugs"}, salesRights...)
+	ordered := func(want ...string) func(f *fixture, v ids, r *testenv.Resp) {
+		return func(f *fixture, v ids, r *testenv.Resp) { assert.ElementsMatch(f.t, want, listIDs(r)) }
+	}
+	hidden := func(name, method, path string, body any) scenario {
+		return scenario{name: name, scopes: salesRights, method: method, path: path, body: body, status: 404, codes: []string{"resource.not_found"}}
+	}
+	run(t, f, []scenario{
+		{name: "the task list leaves Bug tasks out", scopes: salesRights, method: "GET", path: "/crm/tasks?count=true", status: 200,
+			then: func(f *fixture, v ids, r *testenv.Resp) {
+				ordered(normal)(f, v, r)
+				assert.Equal(f.t, float64(1), r.Meta()["total"], "the total counts only what the caller sees")
+			}},
+		{name: "a filter on the Bug type finds nothing", scopes: salesRights, method: "GET", path: "/crm/tasks?type=Bug", status: 200, then: ordered()},
+		{name: "a consumer's tasks leave Bug tasks out", scopes: salesRights, method: "GET", path: "/crm/consumers/" + c + "/tasks", status: 200, then: ordered(normal)},
+		hidden("GET a Bug task", "GET", "/crm/tasks/"+bug, nil),
+		hidden("PATCH a Bug task", "PATCH", "/crm/tasks/"+bug, map[string]any{"title": "fixed"}),
+		hidden("PUT a Bug task", "PUT", "/crm/tasks", map[string]any{"_id": bug, "title": "fixed"}),
+		hidden("DELETE a Bug task", "DELETE", "/crm/tasks/"+bug, nil),
+		hidden("reopen a Bug task", "POST", "/crm/tasks/"+bug+"/actions/reopen", nil),
+		hidden("assign a Bug task", "POST", "/crm/tasks/"+bug+"/actions/assign", map[string]any{"userId": "{user}"}),
+		{name: "a sales user cannot file a Bug task", scopes: salesRights, method: "POST", path: "/crm/tasks", body: map[string]any{"title": "x", "type": "Bug"},
+			status: 422, codes: []string{"validation.invalid"}, field: "type"},
+		{name: "a sales user cannot turn a task into a Bug", scopes: salesRights, method: "PATCH", path: "/crm/tasks/" + normal, body: map[string]any{"type": "Bug"},
+			status: 422, codes: []string{"validation.invalid"}, field: "type"},
+		{name: "crm.tasks.bugs sees them in lists", scopes: bugRights, method: "GET", path: "/crm/tasks", status: 200, then: ordered(normal, bug)},
+		{name: "crm.tasks.bugs sees them by id", scopes: bugRights, method: "GET", path: "/crm/tasks/" + bug, status: 200,
+			then: func(f *fixture, v ids, r *testenv.Resp) { assert.Equal(f.t, "Bug", r.Payload()["type"]) }},
+		{name: "crm.tasks.bugs may reopen them", scopes: bugRights, method: "POST", path: "/crm/tasks/" + bug + "/actions/reopen",
+			status: 200, events: []string{"tasks.reopened"}},
+	})
+}
+
+// TestUnexpectedErrors: a panic or an unexpected error in a handler answers
+// a 500 envelope naming only the debug id, and files a Bug task under it.
+// The failing routes belong to a module mounted by this test only, through
+// the same Server.Mount the platform uses for its own modules.
+func TestUnexpectedErrors(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	require.NoError(t, p.API.Mount(context.Background(), &api.Module{
+		Name: "faulty", HostLabel: "faulty", Version: "0.0.1",
+		Routes: func(r *api.ModuleRouter) {
+			r.Handle("GET", "/panic", "crm.consumers.view", func(*api.Request) (*api.Response, error) {
+				panic("nil map in handler at secret/path.go:42")
+			})
+			r.Handle("POST", "/fail", "crm.consumers.view", func(*api.Request) (*api.Response, error) {
+				return nil, errors.New("driver: connection string mongodb://user:secret@db")
+			})
+		},
+	}))
+	f := setUp(t, p)
+	for _, tc := range []struct{ name, method, path, route, secret string }{
+		{"a panic", "GET", "/faulty/panic", "GET /faulty/panic", "secret/path.go"},
+		{"an unexpected error", "POST", "/faulty/fail", "POST /faulty/fail", "mongodb://"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := f.For(t)
+			r := f.p.Do(tc.method, tc.path, f.p.Token("crm.consumers.view"), nil)
+			require.Equal(t, http.StatusInternalServerError, r.Status, "%s", r.Body)
+			checkEnvelope(t, r)
+			assert.Equal(t, []string{"internal"}, r.ErrorCodes())
+			assert.NotContains(t, string(r.Body), tc.secret, "the cause stays in the log")
+			debugID := r.Header.Get("X-Debug-Id")
+			require.NotEmpty(t, debugID)
+
+			bugs := f.p.Do("GET", "/crm/tasks?debugId="+debugID, f.admin, nil)
+			require.Equal(t, 200, bugs.Status, "%s", bugs.Body)
+			require.Len(t, bugs.List(), 1, "one Bug task per failure")
+			task := bugs.List()[0]
+			assert.Equal(t, "Bug", task["type"])
+			assert.Equal(t, "open", task["_status"])
+			assert.Equal(t, debugID, task["debugId"])
+			assert.Equal(t, "Runtime error in "+tc.route, task["title"])
+			assert.Contains(t, task["description"], debugID)
+			assert.NotContains(t, task["description"], tc.secret, "the cause stays in the log")
+
+			sales := f.p.Do("GET", "/crm/tasks?debugId="+debugID, f.p.Token(salesRights...), nil)
+			require.Equal(t, 200, sales.Status)
+			assert.Empty(t, sales.List(), "sales users do not see Bug tasks")
+		})
+	}
+	t.Run("a refused call files no Bug task", func(t *testing.T) {
+		f := f.For(t)
+		r := f.p.Do("GET", "/faulty/panic", f.p.Token("crm.tasks.view"), nil)
+		require.Equal(t, http.StatusForbidden, r.Status)
+		bugs := f.p.Do("GET", "/crm/tasks?type=Bug&count=true", f.admin, nil)
+		assert.Equal(t, float64(2), bugs.Meta()["total"], "only the two failures above")
+	})
+}

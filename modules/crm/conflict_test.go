@@ -1,0 +1,82 @@
+package crm_test
+
+import (
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"platform/query"
+	"platform/store"
+	"platform/testenv"
+)
+
+// TestDuplicateEmail: an e-mail address is unique per customer, on every
+// write that can set it.
+func TestDuplicateEmail(t *testing.T) {
+	f := newFixture(t)
+	taken := func(f *fixture) ids {
+		email := uniqueEmail("taken")
+		return ids{"email": email, "owner": f.consumer("email", email), "id": f.consumer()}
+	}
+	duplicate := func(name, method, path string, body any) scenario {
+		return scenario{name: name, given: taken, method: method, path: path, body: body, status: 409, codes: []string{"conflict.duplicate"}, field: "email",
+			then: func(f *fixture, v ids, r *testenv.Resp) {
+				docs, err := f.p.Store.Collection("consumers").Find(f.p.Ctx(), store.FindOptions{Filter: query.Eq("email", v["email"])})
+				require.NoError(f.t, err)
+				require.Len(f.t, docs, 1)
+				assert.Equal(f.t, v["owner"], docs[0]["_id"])
+			}}
+	}
+	run(t, f, []scenario{
+		duplicate("POST with a taken address", "POST", "/crm/consumers", map[string]any{"email": "{email}"}),
+		duplicate("PATCH to a taken address", "PATCH", "/crm/consumers/{id}", map[string]any{"email": "{email}"}),
+		duplicate("PUT /:id to a taken address", "PUT", "/crm/consumers/{id}", map[string]any{"email": "{email}"}),
+		duplicate("PUT by body to a taken address", "PUT", "/crm/consumers", map[string]any{"_id": "{id}", "email": "{email}"}),
+		{name: "a record may keep its own address", given: taken, method: "PUT", path: "/crm/consumers/{owner}",
+			body: map[string]any{"email": "{email}", "first_name": "Owner"}, status: 200, events: []string{"consumers.updated"}},
+	})
+}
+
+// TestConcurrentCreatesOfOneEmail: of ten simultaneous creates with the same
+// address exactly one succeeds; the others answer 409 and record nothing.
+func TestConcurrentCreatesOfOneEmail(t *testing.T) {
+	f := newFixture(t)
+	const n = 10
+	email := uniqueEmail("race")
+	statuses := make([]int, n)
+	codes := make([][]string, n)
+	evs := f.eventsAfter(func() {
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				r := f.p.Do("POST", "/crm/consumers", f.admin, map[string]any{"email": email, "first_name": "Racer"})
+				statuses[i], codes[i] = r.Status, r.ErrorCodes()
+			}()
+		}
+		close(start)
+		wg.Wait()
+	})
+	created := 0
+	for i, s := range statuses {
+		switch s {
+		case http.StatusCreated:
+			created++
+		case http.StatusConflict:
+			assert.Equal(t, []string{"conflict.duplicate"}, codes[i])
+		default:
+			t.Errorf("create %d answered %d", i, s)
+		}
+	}
+	assert.Equal(t, 1, created, "exactly one create succeeds: %v", statuses)
+	docs, err := f.p.Store.Collection("consumers").Find(f.p.Ctx(), store.FindOptions{Filter: query.Eq("email", email)})
+	require.NoError(t, err)
+	assert.Len(t, docs, 1, "one record holds the address")
+	assert.Equal(t, []string{"consumers.created"}, names(evs), "one event, for the one record")
+}
