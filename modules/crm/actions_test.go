@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"platform/modules/crm"
 	"platform/testenv"
 )
 
@@ -52,6 +53,7 @@ func TestAnonymize(t *testing.T) {
 				assert.Equal(f.t, "someone@example.com", f.stored("maillogs", v["unrelated"])["to"])
 				assert.Equal(f.t, v["c"], f.stored("tasks", v["task"])["consumer"], "the history stays linked")
 				assert.Equal(f.t, v["c"], f.stored("notes", v["note"])["targetId"])
+				assert.Equal(f.t, crm.NoteRemoved, f.stored("notes", v["note"])["body"], "note text may hold personal data")
 			},
 		},
 		{

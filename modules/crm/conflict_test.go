@@ -80,3 +80,17 @@ func TestConcurrentCreatesOfOneEmail(t *testing.T) {
 	assert.Len(t, docs, 1, "one record holds the address")
 	assert.Equal(t, []string{"consumers.created"}, names(evs), "one event, for the one record")
 }
+
+// TestEmailIsUniqueWithoutCase: addresses are stored lower-cased, so two
+// spellings of one address collide.
+func TestEmailIsUniqueWithoutCase(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	tok := p.Token("crm.*")
+	r := p.Do("POST", "/crm/consumers", tok, map[string]any{"email": "Ada@Example.com"})
+	require.Equal(t, 201, r.Status)
+	require.Equal(t, "ada@example.com", r.Payload()["email"])
+	r = p.Do("POST", "/crm/consumers", tok, map[string]any{"email": "ada@EXAMPLE.com"})
+	require.Equal(t, 409, r.Status)
+	require.Equal(t, []string{"conflict.duplicate"}, r.ErrorCodes())
+}

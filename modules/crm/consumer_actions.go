@@ -34,6 +34,12 @@ func anonymize(ctx context.Context, call *api.ActionCall) (*api.ActionResult, er
 			return nil, err
 		}
 	}
+	// Notes about the consumer stay (the history keeps its shape) but their
+	// free text may hold personal data, so it goes.
+	if _, err := st.Collection("notes").UpdateMany(ctx, query.AllOf(targetIs("consumers"), query.Eq("targetId", call.ID)),
+		store.Update{Set: store.Doc{"body": NoteRemoved}}); err != nil {
+		return nil, err
+	}
 	doc, err := st.Collection("consumers").Update(ctx, query.ID(call.ID), store.Update{
 		Set:   store.Doc{"email": alias, "_status": StatusChurned, "anonymizedAt": now, "updatedAt": now},
 		Unset: personalFields,
@@ -44,6 +50,9 @@ func anonymize(ctx context.Context, call *api.ActionCall) (*api.ActionResult, er
 	addDisplayName(doc)
 	return &api.ActionResult{Payload: doc, EventData: store.Doc{"_id": call.ID, "anonymizedAt": now, "_status": StatusChurned}}, nil
 }
+
+// NoteRemoved replaces the text of notes about an anonymized consumer.
+const NoteRemoved = "_(removed when the consumer was anonymized)_"
 
 // mergesCollection remembers finished merges, so a retried merge answers
 // like the first one instead of 404.

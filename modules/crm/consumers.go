@@ -56,6 +56,11 @@ func Consumers() *api.Resource {
 }
 
 func consumerWrite(_ context.Context, w *api.Write) error {
+	// E-mail addresses are compared without case (uniqueness, filters), so
+	// they are stored lower-cased.
+	if e, ok := w.New["email"].(string); ok {
+		w.New["email"] = strings.ToLower(e)
+	}
 	if w.Old == nil {
 		w.New["_status"] = StatusLead
 		return nil
