@@ -2,9 +2,9 @@
 GO        ?= go
 BIN       := bin/platform
 TESTFLAGS ?= -race -count=1 -timeout 25m
-STATICCHECK := honnef.co/go/tools/cmd/staticcheck@2025.1.1
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run build test vet lint bench clean node-deps
+.PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks
 
 run: build ## everything in one process on the embedded defaults (./data)
 	$(BIN) dev
@@ -15,15 +15,29 @@ build:
 vet:
 	$(GO) vet ./...
 
-test: vet build ## vet, then every test against real FerretDB and Temporal servers
+test: vet build browser ## vet, then every test against real FerretDB and Temporal servers
 	./scripts/with-infra.sh $(GO) test $(TESTFLAGS) ./...
+	@echo "== the API suites again on the embedded SQLite store =="
+	PLATFORM_TEST_STORE=sqlite ./scripts/with-infra.sh $(GO) test $(TESTFLAGS) ./app/ ./modules/... ./worker/ ./oauth/... ./audit/
 
 lint: vet
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" && exit 1)
 	$(GO) run $(STATICCHECK) ./...
 
-bench: build ## REST benchmark: API against the raw store, same run
-	./scripts/with-infra.sh $(GO) test -run '^$$' -bench . -benchtime 3s -count 3 ./api/... ./store/...
+bench: build ## REST benchmark on both stores (API against the raw store, same run), store benchmarks
+	./scripts/with-infra.sh $(GO) test -run '^$$' -bench 'BenchmarkREST' -benchtime 2000x -count 3 ./bench/
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./store/sqlitestore/
+
+# Debian's chromium drives the consent page in oauth's browser test; CI runs
+# as root on a fresh Debian machine.
+browser:
+	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+bench-oauth: build ## token issuance and API calls with token verification
+	./scripts/with-infra.sh $(GO) test -run '^$$' -bench 'OAuth' -benchtime 3s ./bench/
+
+bench-webhooks: build ## events delivered end to end, against a raw POST loop and trivial workflows
+	./scripts/with-infra.sh $(GO) test -run '^$$' -bench 'Webhooks' -benchtime 200x -timeout 30m ./bench/
 
 clean:
 	rm -rf bin

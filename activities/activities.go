@@ -4,7 +4,9 @@ package activities
 
 import (
 	"log/slog"
+	"time"
 
+	"platform/outbound"
 	"platform/store"
 )
 
@@ -13,4 +15,8 @@ import (
 type Activities struct {
 	Store store.Store
 	Log   *slog.Logger
+	// Outbound guards calls to tenant URLs (webhooks); nil refuses them all.
+	Outbound *outbound.Guard
+	// WebhookTimeout bounds one webhook delivery attempt.
+	WebhookTimeout time.Duration
 }

@@ -17,13 +17,16 @@ import (
 	"platform/audit"
 	"platform/auth"
 	"platform/config"
+	"platform/dispatch"
 	"platform/events"
 	"platform/identity"
+	"platform/modules/automation"
 	"platform/modules/crm"
 	"platform/modules/developer"
 	"platform/modules/marketing"
 	"platform/oauth"
 	"platform/obs"
+	"platform/outbound"
 	"platform/ratelimit"
 	"platform/store"
 	"platform/temporalx"
@@ -48,11 +51,13 @@ type App struct {
 	OAuth    *oauth.Service
 	// Revocations is the Verifier's revocation list (OAuth access tokens).
 	Revocations *oauth.RevocationList
+	// Outbound guards calls to tenant URLs (PLATFORM_OUTBOUND_ALLOW).
+	Outbound *outbound.Guard
 }
 
 // Modules lists the mounted modules.
 func Modules() []*api.Module {
-	return []*api.Module{crm.Module(), marketing.Module(), developer.Module(), audit.Module()}
+	return []*api.Module{crm.Module(), marketing.Module(), developer.Module(), audit.Module(), automation.Module()}
 }
 
 // New wires everything and ensures the indexes of every collection.
@@ -68,6 +73,9 @@ func New(ctx context.Context, cfg *config.Config, st store.Store, tc client.Clie
 		return nil, err
 	}
 	svc := &api.Services{Store: st, Events: a.Events, Registry: a.Registry, Log: log}
+	if err := a.wireEvents(svc); err != nil {
+		return nil, err
+	}
 	ready := []api.ReadyCheck{{Name: "store", Check: st.Ping}}
 	if tc != nil {
 		ready = append(ready, api.ReadyCheck{Name: "temporal", Check: temporalx.Ready(tc)})
@@ -111,7 +119,36 @@ func (a *App) ensureIndexes(ctx context.Context) error {
 	return a.Store.EnsureIndexes(ctx, events.Collection, true, events.Indexes)
 }
 
-// Worker returns the Temporal worker with every workflow and activity.
+// notifierSlots bounds the event dispatches one API process starts at once.
+const notifierSlots = 256
+
+// wireEvents lets stored events start their dispatch workflows, and actions
+// start workflows, when the process has a Temporal client.
+func (a *App) wireEvents(svc *api.Services) error {
+	g, err := outbound.New(a.Config.OutboundAllow)
+	if err != nil {
+		return err
+	}
+	a.Outbound = g
+	if a.Temporal == nil {
+		return nil
+	}
+	st := a.starter(a.Config.TaskQueue)
+	a.Events.Notifier = dispatch.NewNotifier(st, a.Log, notifierSlots)
+	svc.Workflows = st
+	return nil
+}
+
+func (a *App) starter(taskQueue string) *temporalx.Starter {
+	return &temporalx.Starter{Client: a.Temporal, TaskQueue: taskQueue}
+}
+
+// Worker returns the Temporal worker with every workflow and activity, and
+// the event sweeper that runs with it.
 func (a *App) Worker(taskQueue string) sdkworker.Worker {
-	return worker.New(a.Temporal, taskQueue, &activities.Activities{Store: a.Store, Log: a.Log})
+	acts := &activities.Activities{Store: a.Store, Log: a.Log, Outbound: a.Outbound, WebhookTimeout: a.Config.WebhookTimeout}
+	return &dispatch.Worker{
+		Worker:  worker.New(a.Temporal, taskQueue, acts),
+		Sweeper: &dispatch.Sweeper{Store: a.Store, Starter: a.starter(taskQueue), Log: a.Log},
+	}
 }

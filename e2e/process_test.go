@@ -30,7 +30,7 @@ type devProcess struct {
 	data    string
 	ports   map[string]int
 	cmd     *exec.Cmd
-	stdout  *bytes.Buffer
+	stdout  *syncBuffer // written by the process while tests read it
 	stderr  *syncBuffer
 	exited  chan struct{}
 	exitErr error
@@ -76,7 +76,7 @@ func (d *devProcess) start() time.Duration {
 	begin := time.Now()
 	d.cmd = exec.Command(d.bin, "dev")
 	d.cmd.Env = d.env()
-	d.stdout, d.stderr = &bytes.Buffer{}, &syncBuffer{}
+	d.stdout, d.stderr = &syncBuffer{}, &syncBuffer{}
 	d.cmd.Stdout, d.cmd.Stderr = d.stdout, d.stderr
 	if err := d.cmd.Start(); err != nil {
 		d.t.Fatal(err)

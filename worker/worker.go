@@ -17,6 +17,8 @@ func New(c client.Client, taskQueue string, acts *activities.Activities) worker.
 		WorkerStopTimeout: 30e9,
 	})
 	w.RegisterWorkflow(workflows.SelfCheck)
+	w.RegisterWorkflow(workflows.DispatchEvent)
+	w.RegisterWorkflow(workflows.WebhookDelivery)
 	w.RegisterActivity(acts)
 	return w
 }

@@ -1,0 +1,236 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"platform/query"
+	"platform/store"
+	"platform/tenant"
+	"platform/webhook"
+)
+
+// Error types of DeliverWebhook, matched by the delivery workflow.
+const (
+	ErrTypeAttemptFailed = "WebhookAttemptFailed" // retried by the policy
+	ErrTypeGone          = "WebhookGone"          // 410: not retried, webhook deactivated
+)
+
+// HeartbeatEvery is how often a running delivery attempt heartbeats, so a
+// worker that dies mid-attempt is noticed after the heartbeat time-out
+// rather than after the whole attempt's time-out.
+const HeartbeatEvery = 3 * time.Second
+
+// DeliverInput names one delivery: the event to the webhook, in a round
+// (0: the dispatch; n: the n-th manual retry).
+type DeliverInput struct {
+	EventID   string
+	WebhookID string
+	Round     int
+}
+
+// DeliverOutput is a successful or skipped attempt.
+type DeliverOutput struct {
+	Status     string // webhook.StatusDelivered or webhook.StatusSkipped
+	StatusCode int
+}
+
+// DeliverWebhook makes one signed POST of the event to the webhook and
+// records the attempt. Any answer but 2xx is an error the retry policy
+// retries; 410 Gone deactivates the webhook and is not retried. The
+// webhook is read on every attempt, so a changed URL or secret applies to
+// the next attempt and a deactivated or deleted webhook stops its retries.
+func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverInput) (DeliverOutput, error) {
+	hook, err := a.Store.Collection(webhook.Collection).Get(ctx, in.WebhookID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && hook["active"] != true) {
+		return DeliverOutput{Status: webhook.StatusSkipped}, nil
+	} else if err != nil {
+		return DeliverOutput{}, err
+	}
+	ev, err := a.loadEvent(ctx, in.EventID)
+	if errors.Is(err, store.ErrNotFound) {
+		return DeliverOutput{Status: webhook.StatusSkipped}, nil
+	} else if err != nil {
+		return DeliverOutput{}, err
+	}
+	cust, _ := tenant.Customer(ctx)
+	msg := webhook.Message{DeliveryID: webhook.DeliveryID(in.EventID, in.WebhookID), Event: ev.Name,
+		Timestamp: ev.Timestamp, Customer: cust, Data: ev.Data}
+	target := targetOf(hook)
+	res := a.post(ctx, target, msg)
+	a.recordAttempt(ctx, in, msg, target.URL, res)
+	return a.judge(ctx, in, res)
+}
+
+// judge turns an attempt into the activity's result.
+func (a *Activities) judge(ctx context.Context, in DeliverInput, res attempt) (DeliverOutput, error) {
+	switch {
+	case res.ok():
+		return DeliverOutput{Status: webhook.StatusDelivered, StatusCode: res.StatusCode}, nil
+	case res.StatusCode == http.StatusGone:
+		if err := a.deactivate(ctx, in.WebhookID); err != nil {
+			return DeliverOutput{}, err
+		}
+		return DeliverOutput{}, temporal.NewNonRetryableApplicationError("the receiver answered 410 Gone; the webhook is deactivated", ErrTypeGone, nil)
+	}
+	return DeliverOutput{}, temporal.NewApplicationError(res.summary(), ErrTypeAttemptFailed, res.StatusCode)
+}
+
+// attempt is what one POST gave.
+type attempt struct {
+	At         time.Time
+	Duration   time.Duration
+	StatusCode int    // 0 when no answer came
+	Err        string // transport error or refusal
+}
+
+func (r attempt) ok() bool { return r.Err == "" && r.StatusCode >= 200 && r.StatusCode < 300 }
+
+func (r attempt) summary() string {
+	if r.Err != "" {
+		return r.Err
+	}
+	return fmt.Sprintf("the receiver answered %d", r.StatusCode)
+}
+
+// post sends the message once, heartbeating while it waits.
+func (a *Activities) post(ctx context.Context, t webhook.Target, m webhook.Message) attempt {
+	stop := heartbeat(ctx)
+	defer stop()
+	start := time.Now()
+	code, err := a.send(ctx, t, m, start)
+	r := attempt{At: start.UTC().Truncate(time.Millisecond), Duration: time.Since(start), StatusCode: code}
+	if err != nil {
+		r.Err = err.Error()
+	}
+	return r
+}
+
+// send makes the POST and returns the answer's status.
+func (a *Activities) send(ctx context.Context, t webhook.Target, m webhook.Message, now time.Time) (int, error) {
+	body, err := m.Body()
+	if err != nil {
+		return 0, fmt.Errorf("encode body: %w", err)
+	}
+	req, err := webhook.NewRequest(ctx, t, m, body, now)
+	if err != nil {
+		return 0, fmt.Errorf("build request: %w", err)
+	}
+	res, err := a.client().Do(req)
+	if err != nil {
+		return 0, err
+	}
+	// Drain a little so the connection can be reused; the answer's body is
+	// not kept (it may be large or hold the receiver's data).
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	_ = res.Body.Close()
+	return res.StatusCode, nil
+}
+
+func (a *Activities) client() *http.Client {
+	timeout := a.WebhookTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	if a.Outbound == nil {
+		return &http.Client{Transport: refuseAll{}}
+	}
+	return a.Outbound.Client(timeout)
+}
+
+// refuseAll stands in when no guard is configured: fail closed.
+type refuseAll struct{}
+
+func (refuseAll) RoundTrip(*http.Request) (*http.Response, error) {
+	return nil, errors.New("outbound calls are not configured in this process")
+}
+
+// heartbeat records a heartbeat every HeartbeatEvery until stopped.
+func heartbeat(ctx context.Context) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(HeartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// targetOf reads where and how a webhook receives.
+func targetOf(hook store.Doc) webhook.Target {
+	t := webhook.Target{Headers: map[string]string{}}
+	t.URL, _ = hook["url"].(string)
+	t.Secret, _ = hook["secret"].(string)
+	if h, ok := hook["headers"].(store.Doc); ok {
+		for k, v := range h {
+			if s, ok := v.(string); ok {
+				t.Headers[k] = s
+			}
+		}
+	}
+	return t
+}
+
+// recordAttempt writes the attempt's webhookdeliveries record under an id
+// derived from the attempt, so a repeated write is a no-op. A failed write
+// is logged, not fatal: the delivery matters more than its history.
+func (a *Activities) recordAttempt(ctx context.Context, in DeliverInput, m webhook.Message, rawURL string, r attempt) {
+	n := int(activity.GetInfo(ctx).Attempt)
+	status := webhook.StatusFailed
+	if r.ok() {
+		status = webhook.StatusDelivered
+	}
+	doc := store.Doc{
+		"_id": webhook.AttemptRecordID(m.DeliveryID, in.Round, n), "webhook": in.WebhookID, "event": in.EventID,
+		"eventName": m.Event, "delivery": m.DeliveryID, "round": int64(in.Round), "attempt": int64(n),
+		"url": redactURL(rawURL), "status": status, "durationMs": r.Duration.Milliseconds(),
+		"createdAt": r.At,
+	}
+	if r.StatusCode != 0 {
+		doc["statusCode"] = int64(r.StatusCode)
+	}
+	if !r.ok() {
+		doc["error"] = r.summary()
+	}
+	if err := a.Store.Collection(webhook.DeliveriesCollection).Insert(ctx, doc); err != nil && !store.IsDuplicate(err) {
+		a.Log.WarnContext(ctx, "record webhook attempt", "delivery", m.DeliveryID, "attempt", n, "error", err)
+	}
+}
+
+// redactURL hides a password in the URL's user info.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Redacted()
+}
+
+// deactivate turns the webhook off after a 410 Gone.
+func (a *Activities) deactivate(ctx context.Context, id string) error {
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	_, err := a.Store.Collection(webhook.Collection).Update(ctx, query.ID(id), store.Update{Set: store.Doc{
+		"active": false, "deactivatedAt": now, "deactivatedReason": "the receiver answered 410 Gone", "updatedAt": now,
+	}})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	return err
+}

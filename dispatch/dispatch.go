@@ -1,0 +1,29 @@
+// Package dispatch hands stored events to Temporal (DESIGN §4): the
+// notifier starts an event's dispatch workflow right after the event is
+// stored, and the sweeper, in every worker process, starts it for events
+// still not dispatched a few seconds later (the API was killed, Temporal
+// was briefly away, the notifier was saturated). Both start the same
+// deterministic workflow id, so an event is dispatched once however many
+// processes try.
+package dispatch
+
+import (
+	"context"
+
+	"platform/temporalx"
+	"platform/tenant"
+	"platform/workflows"
+)
+
+// Start starts the dispatch workflow of one event of customer; started is
+// false when it runs or ran already.
+func Start(ctx context.Context, s *temporalx.Starter, customer, eventID, name string) (started bool, err error) {
+	ctx = tenant.WithCustomer(ctx, customer) // the propagator carries it into the workflow
+	return s.Once(ctx, temporalx.Start{
+		ID:          workflows.DispatchWorkflowID(eventID),
+		Workflow:    workflows.DispatchEvent,
+		Input:       workflows.DispatchInput{EventID: eventID, Event: name},
+		Attrs:       workflows.EventAttributes(customer, eventID),
+		RerunFailed: true, // a failed or terminated dispatch may be swept again
+	})
+}

@@ -1,0 +1,99 @@
+package automation
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"platform/api"
+	"platform/query"
+	"platform/store"
+	"platform/tenant"
+	"platform/webhook"
+	"platform/workflows"
+)
+
+// WebhookRetries declares the read-only /webhookretries: deliveries whose
+// attempts all failed, with their attempt history, and the retry action.
+func WebhookRetries() *api.Resource {
+	attempt := []api.Field{
+		{Name: "round", Type: api.TInteger}, {Name: "attempt", Type: api.TInteger}, {Name: "at", Type: api.TDate},
+		{Name: "statusCode", Type: api.TInteger}, {Name: "error", Type: api.TString}, {Name: "durationMs", Type: api.TInteger},
+	}
+	return &api.Resource{
+		Module: "automation", Plural: webhook.RetriesCollection, Title: "parked webhook delivery", ReadOnly: true,
+		Fields: []api.Field{
+			{Name: "event", Type: api.TObjectID, Filter: true, Description: "event id"},
+			{Name: "eventName", Type: api.TString, Filter: true, Sort: true},
+			{Name: "webhook", Type: api.TObjectID, Filter: true},
+			{Name: "delivery", Type: api.TString, Filter: true, Description: "X-Platform-Delivery / webhook-id, kept by retries"},
+			{Name: "status", Type: api.TString, Filter: true, Sort: true,
+				Enum:        []string{webhook.StatusParked, webhook.StatusRetrying, webhook.StatusDelivered, webhook.StatusDeactivated, webhook.StatusSkipped},
+				Description: "parked after the last failed attempt; retrying while a retry round runs; then delivered, parked again, deactivated (410) or skipped (webhook inactive or deleted)"},
+			{Name: "round", Type: api.TInteger, Filter: true, Description: "number of retry rounds started"},
+			{Name: "attemptCount", Type: api.TInteger, Filter: true, Sort: true},
+			{Name: "attempts", Type: api.TArray, Items: &api.Field{Type: api.TObject, Fields: attempt}},
+			{Name: "firstAttemptAt", Type: api.TDate, Filter: true, Sort: true},
+			{Name: "lastAttemptAt", Type: api.TDate, Filter: true, Sort: true},
+		},
+		Actions: []api.Action{{Name: "retry", Title: "deliver again: a new round of up to 5 attempts", Event: "retried", Run: retryDelivery}},
+		Relations: []api.Relation{
+			{Rel: "webhook", Title: "the webhook", Module: "automation", Plural: webhook.Collection, Right: "automation.webhooks.view"},
+		},
+	}
+}
+
+// retryDelivery starts a new round of the parked delivery. The round is
+// claimed in the record first (so the round's outcome, however fast, lands
+// after it), then its workflow is started under a deterministic id: a
+// repeated request, or one after a crash between the two steps, starts the
+// round once.
+func retryDelivery(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) {
+	if call.Services.Workflows == nil {
+		return nil, api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "workflows are unavailable in this process")
+	}
+	rec, claimed, err := claimRound(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	round, _ := rec["round"].(int64)
+	in := workflows.DeliveryInput{EventID: str(rec["event"]), Event: str(rec["eventName"]), WebhookID: str(rec["webhook"]), Round: int(round)}
+	cust, _ := tenant.Customer(ctx)
+	attrs := map[string]string{workflows.AttrCustomer: cust, workflows.AttrWebhook: in.WebhookID, workflows.AttrEvent: in.EventID}
+	id := workflows.DeliveryWorkflowID(in.EventID, in.WebhookID, in.Round)
+	if _, err := call.Services.Workflows.StartOnce(ctx, id, attrs, workflows.WebhookDelivery, in); err != nil {
+		return nil, api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the retry could not be started; try again").WithCause(err)
+	}
+	return &api.ActionResult{Payload: rec, NoEvent: !claimed}, nil
+}
+
+// claimRound moves a parked record to the next round (status retrying) and
+// reports whether this call did. A record already retrying is returned as
+// it is, so its round is (re)started; a delivered one is a conflict.
+func claimRound(ctx context.Context, call *api.ActionCall) (store.Doc, bool, error) {
+	rec := call.Record
+	switch rec["status"] {
+	case webhook.StatusDelivered:
+		return nil, false, api.NewError(http.StatusConflict, api.CodeConflict, "status", "the delivery has been delivered; there is nothing to retry")
+	case webhook.StatusRetrying:
+		return rec, false, nil
+	}
+	round, _ := rec["round"].(int64)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	coll := call.Services.Store.Collection(webhook.RetriesCollection)
+	doc, err := coll.Update(ctx, query.AllOf(query.ID(call.ID), query.Eq("round", round)), store.Update{
+		Set: store.Doc{"status": webhook.StatusRetrying, "round": round + 1, "updatedAt": now},
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		// Another request claimed it meanwhile: go on with that round.
+		doc, err = coll.Get(ctx, call.ID)
+		return doc, false, err
+	}
+	return doc, err == nil, err
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}

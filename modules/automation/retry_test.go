@@ -1,0 +1,102 @@
+package automation_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"platform/activities"
+	"platform/events"
+	"platform/query"
+	"platform/store"
+	"platform/tenant"
+	"platform/testenv"
+	"platform/webhook"
+	"platform/workflows"
+)
+
+// parkInTimeSkipping runs the first delivery round of the event to the
+// webhook in the time-skipping environment against the platform's store,
+// so the five attempts (15 minutes) take a moment and leave the record the
+// real workflow leaves.
+func parkInTimeSkipping(t *testing.T, p *testenv.Platform, eventID, hookID string) {
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(testenv.Logger(t)))
+	env := s.NewTestWorkflowEnvironment()
+	env.SetContextPropagators([]workflow.ContextPropagator{tenant.Propagator{}})
+	cust, err := converter.GetDefaultDataConverter().ToPayload(p.Customer.ID)
+	require.NoError(t, err)
+	env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{tenant.HeaderKey: cust}})
+	env.RegisterActivity(&activities.Activities{Store: p.Store, Log: p.Log, Outbound: p.Outbound, WebhookTimeout: 5 * time.Second})
+	env.ExecuteWorkflow(workflows.WebhookDelivery, workflows.DeliveryInput{EventID: eventID, Event: "consumers.created", WebhookID: hookID})
+	require.NoError(t, env.GetWorkflowError())
+	var res workflows.DeliveryResult
+	require.NoError(t, env.GetWorkflowResult(&res))
+	require.Equal(t, webhook.StatusParked, res.Status)
+}
+
+// TestParkedDeliveryIsRetriedByID: after five failures the delivery is
+// parked; POST /webhookretries/:id/actions/retry runs a new round on the
+// real servers that delivers once the receiver is back, with the same
+// delivery id; repeating the request starts nothing twice.
+func TestParkedDeliveryIsRetriedByID(t *testing.T) {
+	t.Parallel()
+	p := platformWithWorker(t, testenv.Options{})
+	p.CheckOpenAPI("automation")
+	rc := newReceiver(t)
+	rc.status.Store(http.StatusServiceUnavailable)
+	tok := p.Token("automation.*")
+	hookID := createHook(t, p, tok, rc, hookSpec{path: "/hook", events: []string{"consumers.created"}, secret: secret, active: true})
+	eventID := store.NewID()
+	require.NoError(t, p.Store.Collection(events.Collection).Insert(p.Ctx(), store.Doc{
+		"_id": eventID, "name": "consumers.created", "timestamp": time.Now().UTC().Truncate(time.Millisecond),
+		"data": store.Doc{"_id": store.NewID(), "email": "parked@example.com"}, "dispatched": true,
+	}))
+	parkInTimeSkipping(t, p, eventID, hookID)
+	require.Len(t, rc.requests("/hook"), 5)
+
+	list := p.Do("GET", "/automation/webhookretries?status=parked&webhook="+hookID, tok, nil).List()
+	require.Len(t, list, 1)
+	rec := list[0]
+	id := rec["_id"].(string)
+	require.Len(t, rec["attempts"], 5)
+	require.EqualValues(t, 503, rec["attempts"].([]any)[4].(map[string]any)["statusCode"])
+	require.Equal(t, eventID, rec["event"])
+	require.Len(t, p.Do("GET", "/automation/webhooks/"+hookID+"/retries", tok, nil).List(), 1)
+	require.Equal(t, 405, p.Do("DELETE", "/automation/webhookretries/"+id, tok, nil).Status, "read-only")
+
+	rc.status.Store(http.StatusOK)
+	r := p.Do("POST", "/automation/webhookretries/"+id+"/actions/retry", tok, map[string]any{})
+	require.Equal(t, 200, r.Status, string(r.Body))
+	require.Equal(t, webhook.StatusRetrying, r.Payload()["status"])
+	require.EqualValues(t, 1, r.Payload()["round"])
+	require.Equal(t, 200, p.Do("POST", "/automation/webhookretries/"+id+"/actions/retry", tok, map[string]any{}).Status, "a repeated retry is harmless")
+
+	got := rc.waitFor(t, "/hook", 6, 30*time.Second)
+	require.Equal(t, webhook.DeliveryID(eventID, hookID), got[5].Header.Get(webhook.HeaderDelivery))
+	require.Eventually(t, func() bool {
+		d := p.Do("GET", "/automation/webhookretries/"+id, tok, nil).Payload()
+		return d["status"] == webhook.StatusDelivered
+	}, 30*time.Second, 100*time.Millisecond)
+	rec = p.Do("GET", "/automation/webhookretries/"+id, tok, nil).Payload()
+	require.Len(t, rec["attempts"], 6)
+	require.Equal(t, 409, p.Do("POST", "/automation/webhookretries/"+id+"/actions/retry", tok, map[string]any{}).Status, "nothing left to retry")
+	time.Sleep(500 * time.Millisecond)
+	require.Len(t, rc.requests("/hook"), 6, "the repeated request started no second round")
+
+	evs, err := p.Store.Collection(events.Collection).Find(p.Ctx(), store.FindOptions{Filter: query.Eq("name", "webhookretries.retried")})
+	require.NoError(t, err)
+	require.Len(t, evs, 1, "one event for the one claimed round")
+	desc, err := p.Temporal.DescribeWorkflowExecution(context.Background(), workflows.DeliveryWorkflowID(eventID, hookID, 1), "")
+	require.NoError(t, err)
+	require.True(t, strings.HasSuffix(desc.GetWorkflowExecutionInfo().GetExecution().GetWorkflowId(), "-retry1"))
+}

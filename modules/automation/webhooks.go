@@ -1,0 +1,118 @@
+package automation
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"unicode/utf8"
+
+	"platform/api"
+	"platform/webhook"
+)
+
+// MaxEventPatterns caps the events filter of one webhook.
+const MaxEventPatterns = 100
+
+// Webhooks declares /webhooks.
+func Webhooks() *api.Resource {
+	return &api.Resource{
+		Module: "automation", Plural: webhook.Collection, Title: "webhook",
+		Fields: []api.Field{
+			{Name: "name", Type: api.TString, Required: true, MaxLen: 200, Filter: true, Sort: true, Description: "display name"},
+			{Name: "url", Type: api.TString, Format: api.FURL, Required: true, MaxLen: 2048, Filter: true,
+				Description: "receiver; HTTPS recommended. Private, loopback and link-local destinations are refused at delivery time unless PLATFORM_OUTBOUND_ALLOW opens them"},
+			{Name: "events", Type: api.TArray, Items: &api.Field{Type: api.TString, MaxLen: 200}, Required: true, Filter: true,
+				Description: "event names (GET /events), <plural>.* or *"},
+			{Name: "secret", Type: api.TString, WriteOnly: true, MaxLen: 1024,
+				Description: "at least 32 characters; enables X-Platform-Signature and webhook-signature. Never returned; a PUT without it keeps it, PATCH with null removes it"},
+			{Name: "active", Type: api.TBool, Default: true, Filter: true, Sort: true, Description: "inactive webhooks receive nothing"},
+			{Name: "headers", Type: api.TObject, FreeForm: true,
+				Description: "extra request headers, name to string value; the platform's own headers cannot be set"},
+			{Name: "signed", Type: api.TBool, ReadOnly: true, Filter: true, Description: "a secret is set: deliveries are signed"},
+			{Name: "deactivatedAt", Type: api.TDate, ReadOnly: true, Filter: true, Description: "when a 410 Gone answer deactivated the webhook"},
+			{Name: "deactivatedReason", Type: api.TString, ReadOnly: true},
+		},
+		Relations: []api.Relation{
+			{Rel: "deliveries", Title: "delivery attempts", Module: "automation", Plural: webhook.DeliveriesCollection, Right: "automation.webhookdeliveries.view", Sub: "deliveries"},
+			{Rel: "retries", Title: "parked deliveries", Module: "automation", Plural: webhook.RetriesCollection, Right: "automation.webhookretries.view", Sub: "retries"},
+		},
+		Subs: []api.Sub{
+			{Name: "deliveries", Module: "automation", Plural: webhook.DeliveriesCollection, Key: "webhook"},
+			{Name: "retries", Module: "automation", Plural: webhook.RetriesCollection, Key: "webhook"},
+		},
+		Hooks: api.Hooks{BeforeWrite: webhookWrite},
+	}
+}
+
+// webhookWrite checks what field declarations cannot: event names against
+// the registry, the secret's length and the extra headers.
+func webhookWrite(_ context.Context, w *api.Write) error {
+	var errs []api.ErrorEntry
+	errs = append(errs, checkEvents(w.New["events"], w.Services.Registry.EventNames())...)
+	errs = append(errs, checkSecret(w)...)
+	errs = append(errs, checkHeaders(w.New["headers"])...)
+	if len(errs) > 0 {
+		return api.Invalid(errs...)
+	}
+	w.New["signed"] = w.New["secret"] != nil
+	if w.New["active"] == true {
+		delete(w.New, "deactivatedAt") // reactivated by the client
+		delete(w.New, "deactivatedReason")
+	}
+	return nil
+}
+
+func checkEvents(v any, known []string) []api.ErrorEntry {
+	list, _ := v.([]any)
+	if len(list) == 0 {
+		return []api.ErrorEntry{api.FieldError(api.CodeRequired, "events", "events needs at least one event name or wildcard such as consumers.* or *")}
+	}
+	if len(list) > MaxEventPatterns {
+		return []api.ErrorEntry{api.FieldError(api.CodeInvalid, "events", "events holds at most %d entries", MaxEventPatterns)}
+	}
+	var errs []api.ErrorEntry
+	for i, e := range list {
+		s, _ := e.(string)
+		if why := webhook.CheckPattern(s, known); why != "" {
+			errs = append(errs, api.FieldError(api.CodeInvalid, fmt.Sprintf("events[%d]", i), "%q %s", s, why))
+		}
+	}
+	return errs
+}
+
+// checkSecret enforces the minimum length of a new secret. The message
+// never repeats the value.
+func checkSecret(w *api.Write) []api.ErrorEntry {
+	s, ok := w.New["secret"].(string)
+	if !ok || (w.Old != nil && w.Old["secret"] == s) {
+		return nil
+	}
+	if utf8.RuneCountInString(s) < webhook.MinSecretLen {
+		return []api.ErrorEntry{api.FieldError(api.CodeInvalid, "secret", "secret must be at least %d characters long", webhook.MinSecretLen)}
+	}
+	return nil
+}
+
+func checkHeaders(v any) []api.ErrorEntry {
+	h, _ := v.(map[string]any)
+	if len(h) > webhook.MaxHeaders {
+		return []api.ErrorEntry{api.FieldError(api.CodeInvalid, "headers", "headers holds at most %d entries", webhook.MaxHeaders)}
+	}
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var errs []api.ErrorEntry
+	for _, k := range names {
+		s, ok := h[k].(string)
+		if !ok {
+			errs = append(errs, api.FieldError(api.CodeType, "headers."+k, "header %q must have a string value", k))
+			continue
+		}
+		if why := webhook.CheckHeader(k, s); why != "" {
+			errs = append(errs, api.FieldError(api.CodeInvalid, "headers."+k, "header %q %s", k, why))
+		}
+	}
+	return errs
+}

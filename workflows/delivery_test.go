@@ -1,0 +1,196 @@
+package workflows_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"platform/activities"
+	"platform/events"
+	"platform/outbound"
+	"platform/query"
+	"platform/store"
+	"platform/tenant"
+	"platform/testenv"
+	"platform/webhook"
+	"platform/workflows"
+)
+
+// fixture is a customer with one webhook pointing at a local receiver and
+// one stored event, on the real store; workflows run in the time-skipping
+// test environment, so five attempts over fifteen minutes take seconds.
+type fixture struct {
+	t        *testing.T
+	st       store.Store
+	ctx      context.Context
+	customer string
+	eventID  string
+	hookID   string
+	status   atomic.Int32 // the receiver's answer
+	mu       sync.Mutex
+	got      []http.Header
+}
+
+func newFixture(t *testing.T) *fixture {
+	f := &fixture{t: t, st: testenv.NewStore(t, ""), customer: store.NewID(), eventID: store.NewID(), hookID: store.NewID()}
+	f.ctx = tenant.WithCustomer(context.Background(), f.customer)
+	f.status.Store(http.StatusInternalServerError)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.got = append(f.got, r.Header.Clone())
+		f.mu.Unlock()
+		w.WriteHeader(int(f.status.Load()))
+	}))
+	t.Cleanup(srv.Close)
+	require.NoError(t, f.st.Collection(webhook.Collection).Insert(f.ctx, store.Doc{
+		"_id": f.hookID, "name": "hook", "url": srv.URL + "/hook", "events": []any{"*"}, "active": true,
+		"secret": "0123456789abcdef0123456789abcdef"}))
+	require.NoError(t, f.st.Collection(events.Collection).Insert(f.ctx, store.Doc{
+		"_id": f.eventID, "name": "consumers.created", "timestamp": time.Now().UTC().Truncate(time.Millisecond),
+		"data": store.Doc{"_id": store.NewID(), "email": "ada@example.com", "first_name": "Ada"}, "dispatched": true}))
+	return f
+}
+
+func (f *fixture) hits() []http.Header {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]http.Header{}, f.got...)
+}
+
+// env returns a time-skipping environment running the real activities for
+// the fixture's customer; starts collects the (test clock) start time of
+// every delivery attempt.
+func (f *fixture) env(starts *[]time.Time) *testsuite.TestWorkflowEnvironment {
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(testenv.Logger(f.t)))
+	env := s.NewTestWorkflowEnvironment()
+	env.SetContextPropagators([]workflow.ContextPropagator{tenant.Propagator{}})
+	p, err := converter.GetDefaultDataConverter().ToPayload(f.customer)
+	require.NoError(f.t, err)
+	env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{tenant.HeaderKey: p}})
+	guard, err := outbound.New([]string{"127.0.0.1"})
+	require.NoError(f.t, err)
+	env.RegisterActivity(&activities.Activities{Store: f.st, Log: testenv.Logger(f.t), Outbound: guard, WebhookTimeout: 5 * time.Second})
+	env.RegisterWorkflow(workflows.WebhookDelivery)
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		if info.ActivityType.Name == "DeliverWebhook" && starts != nil {
+			*starts = append(*starts, env.Now())
+		}
+	})
+	return env
+}
+
+func (f *fixture) run(env *testsuite.TestWorkflowEnvironment, round int) workflows.DeliveryResult {
+	env.ExecuteWorkflow(workflows.WebhookDelivery, workflows.DeliveryInput{EventID: f.eventID, Event: "consumers.created", WebhookID: f.hookID, Round: round})
+	require.True(f.t, env.IsWorkflowCompleted())
+	require.NoError(f.t, env.GetWorkflowError())
+	var res workflows.DeliveryResult
+	require.NoError(f.t, env.GetWorkflowResult(&res))
+	return res
+}
+
+func (f *fixture) retryRecord() store.Doc {
+	d, err := f.st.Collection(webhook.RetriesCollection).Get(f.ctx, webhook.RetryRecordID(webhook.DeliveryID(f.eventID, f.hookID)))
+	require.NoError(f.t, err)
+	return d
+}
+
+// TestFailingReceiverGetsFiveAttemptsThenParksAndRetryDelivers: 5 attempts
+// at 1, 2, 4 and 8 minute spacing, one webhookretries record with each
+// attempt, then a retry round (as POST /webhookretries/:id/actions/retry
+// starts it) delivers once the receiver recovers, under the same delivery id.
+func TestFailingReceiverGetsFiveAttemptsThenParksAndRetryDelivers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var starts []time.Time
+	res := f.run(f.env(&starts), 0)
+	require.Equal(t, webhook.StatusParked, res.Status)
+	require.Len(t, starts, 5)
+	require.Len(t, f.hits(), 5, "the receiver saw exactly 5 attempts")
+	for i, want := range []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute} {
+		require.InDelta(t, want.Seconds(), starts[i+1].Sub(starts[i]).Seconds(), 1, "wait before attempt %d", i+2)
+	}
+	rec := f.retryRecord()
+	require.Equal(t, webhook.StatusParked, rec["status"])
+	attempts := rec["attempts"].([]any)
+	require.Len(t, attempts, 5)
+	for i, a := range attempts {
+		require.EqualValues(t, i+1, a.(store.Doc)["attempt"])
+		require.EqualValues(t, 500, a.(store.Doc)["statusCode"])
+		require.NotEmpty(t, a.(store.Doc)["error"])
+		require.Contains(t, a.(store.Doc), "durationMs")
+	}
+	require.NotNil(t, rec["firstAttemptAt"])
+	require.NotNil(t, rec["lastAttemptAt"])
+	n, err := f.st.Collection(webhook.RetriesCollection).Count(f.ctx, nil)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n, "one parked record")
+
+	// The retry action claims round 1, then starts it.
+	_, err = f.st.Collection(webhook.RetriesCollection).Update(f.ctx, query.ID(rec["_id"].(string)),
+		store.Update{Set: store.Doc{"status": webhook.StatusRetrying, "round": int64(1)}})
+	require.NoError(t, err)
+	f.status.Store(http.StatusOK)
+	starts = nil
+	res = f.run(f.env(&starts), 1)
+	require.Equal(t, webhook.StatusDelivered, res.Status)
+	require.Len(t, starts, 1)
+	rec = f.retryRecord()
+	require.Equal(t, webhook.StatusDelivered, rec["status"])
+	require.Len(t, rec["attempts"], 6, "both rounds' attempts")
+	hits := f.hits()
+	require.Len(t, hits, 6)
+	for _, h := range hits {
+		require.Equal(t, webhook.DeliveryID(f.eventID, f.hookID), h.Get(webhook.HeaderDelivery), "the same delivery id on every attempt and round")
+	}
+}
+
+// TestGoneDeactivatesTheWebhook: 410 ends the delivery after one attempt,
+// deactivates the webhook and parks nothing.
+func TestGoneDeactivatesTheWebhook(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.status.Store(http.StatusGone)
+	var starts []time.Time
+	res := f.run(f.env(&starts), 0)
+	require.Equal(t, webhook.StatusDeactivated, res.Status)
+	require.Len(t, starts, 1, "not retried")
+	hook, err := f.st.Collection(webhook.Collection).Get(f.ctx, f.hookID)
+	require.NoError(t, err)
+	require.Equal(t, false, hook["active"])
+	require.Contains(t, hook["deactivatedReason"], "410")
+	n, err := f.st.Collection(webhook.RetriesCollection).Count(f.ctx, nil)
+	require.NoError(t, err)
+	require.Zero(t, n)
+}
+
+// TestDeactivatedWebhookStopsItsRetries: a webhook switched off between
+// attempts receives no further attempt and nothing is parked.
+func TestDeactivatedWebhookStopsItsRetries(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var starts []time.Time
+	env := f.env(&starts)
+	env.RegisterDelayedCallback(func() {
+		_, err := f.st.Collection(webhook.Collection).Update(f.ctx, query.ID(f.hookID), store.Update{Set: store.Doc{"active": false}})
+		require.NoError(t, err)
+	}, 90*time.Second) // after the second attempt (at 1 minute)
+	res := f.run(env, 0)
+	require.Equal(t, webhook.StatusSkipped, res.Status)
+	require.Len(t, f.hits(), 2)
+	n, err := f.st.Collection(webhook.RetriesCollection).Count(f.ctx, nil)
+	require.NoError(t, err)
+	require.Zero(t, n)
+}

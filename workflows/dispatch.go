@@ -1,0 +1,86 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"platform/activities"
+	"platform/tenant"
+)
+
+// DispatchInput names a stored event.
+type DispatchInput struct {
+	EventID string
+	Event   string // the event's name
+}
+
+// DispatchResult lists the webhooks the event went to.
+type DispatchResult struct {
+	Webhooks []string
+}
+
+// DispatchWorkflowID is the deterministic id of an event's dispatch: the
+// notifier and the sweeper may both start it; it runs once (a failed run
+// may be started again).
+func DispatchWorkflowID(eventID string) string { return "event-" + eventID }
+
+// EventAttributes are the search attributes of an event's dispatch.
+func EventAttributes(customer, eventID string) temporal.SearchAttributes {
+	return temporal.NewSearchAttributes(
+		temporal.NewSearchAttributeKeyKeyword(AttrCustomer).ValueSet(customer),
+		temporal.NewSearchAttributeKeyKeyword(AttrEvent).ValueSet(eventID),
+	)
+}
+
+// DispatchEvent starts one delivery workflow per matching active webhook of
+// the event's customer, then marks the event dispatched. Delivery ids are
+// deterministic, so running it again after a crash starts nothing twice.
+func DispatchEvent(ctx workflow.Context, in DispatchInput) (DispatchResult, error) {
+	customer, err := tenant.WorkflowCustomer(ctx)
+	if err != nil {
+		return DispatchResult{}, temporal.NewNonRetryableApplicationError("the event has no customer", "NoCustomer", err)
+	}
+	var a *activities.Activities
+	lctx := localStoreOptions(ctx)
+	var targets activities.EventTargetsOutput
+	if err := workflow.ExecuteLocalActivity(lctx, a.EventTargets, activities.EventTargetsInput{EventID: in.EventID, Event: in.Event}).Get(ctx, &targets); err != nil {
+		return DispatchResult{}, err
+	}
+	if err := startDeliveries(ctx, customer, in, targets.Webhooks); err != nil {
+		return DispatchResult{}, err
+	}
+	if err := workflow.ExecuteLocalActivity(lctx, a.MarkDispatched, activities.MarkDispatchedInput{EventID: in.EventID}).Get(ctx, nil); err != nil {
+		return DispatchResult{}, err
+	}
+	return DispatchResult{Webhooks: targets.Webhooks}, nil
+}
+
+// localStoreOptions run the dispatcher's short store calls as local
+// activities: in the worker that runs the workflow, recorded as markers,
+// with no activity tasks through the server. Every event has a dispatch, so
+// this halves the server's work per event. They are idempotent, so a
+// repeated run after a worker crash is harmless.
+func localStoreOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
+	})
+}
+
+// startDeliveries starts the delivery children and waits until each has
+// started (or had started before: a redelivery is a no-op).
+func startDeliveries(ctx workflow.Context, customer string, in DispatchInput, hooks []string) error {
+	started := make([]workflow.ChildWorkflowFuture, len(hooks))
+	for i, h := range hooks {
+		cctx := workflow.WithChildOptions(ctx, deliveryChildOptions(customer, in.EventID, h))
+		started[i] = workflow.ExecuteChildWorkflow(cctx, WebhookDelivery, DeliveryInput{EventID: in.EventID, Event: in.Event, WebhookID: h})
+	}
+	for _, f := range started {
+		if err := f.GetChildWorkflowExecution().Get(ctx, nil); err != nil && !temporal.IsWorkflowExecutionAlreadyStartedError(err) {
+			return err
+		}
+	}
+	return nil
+}
