@@ -31,7 +31,7 @@ type Sweeper struct {
 	Log     *slog.Logger
 	Every   time.Duration // pause between sweeps
 	Grace   time.Duration // younger events are the notifier's
-	Batch   int           // events read per sweep
+	Batch   int           // events read per customer and sweep
 }
 
 // Run sweeps until ctx ends.
@@ -67,14 +67,15 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	started := 0
+	var first error
 	for _, c := range customers {
 		n, err := s.sweepCustomer(ctx, c)
 		started += n
-		if err != nil {
-			return started, err
+		if err != nil && first == nil {
+			first = err // one customer's failure must not hold up the others
 		}
 	}
-	return started, nil
+	return started, first
 }
 
 // customers lists every customer id, a page at a time.

@@ -22,7 +22,7 @@ func TestDevStartsSeedsAndKeepsDataAcrossRestart(t *testing.T) {
 	took := d.start()
 	t.Logf("platform dev ready in %s", took)
 	banner := strings.Join(d.lines(), "\n")
-	require.Contains(t, banner, "client_secret", "first start shows the app secret once")
+	require.Contains(t, banner, "client_secret oas_", "first start shows the app secret once")
 	res, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/", d.ports["ui"]))
 	require.NoError(t, err, "Temporal UI answers")
 	res.Body.Close()
@@ -36,7 +36,7 @@ func TestDevStartsSeedsAndKeepsDataAcrossRestart(t *testing.T) {
 
 	require.NoError(t, d.signal(syscall.SIGTERM), "SIGTERM exits cleanly")
 	d.start()
-	require.NotContains(t, strings.Join(d.lines(), "\n"), "client_secret", "the seed runs once")
+	require.NotContains(t, strings.Join(d.lines(), "\n"), "oas_", "the seed runs once: the secret is not shown again")
 	status, env, err = d.do("GET", "/crm/consumers/"+id, d.token("crm.*"), nil)
 	require.NoError(t, err)
 	require.Equal(t, 200, status)
