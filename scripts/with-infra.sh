@@ -4,7 +4,10 @@
 # (embedded FerretDB + Temporal on free ports) started here and stopped after.
 set -euo pipefail
 BIN=${PLATFORM_BIN:-bin/platform}
+# Tests run in their package's directory: hand them an absolute path.
+BIN="$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")"
 if [[ -n "${MONGODB_URI:-}" && -n "${TEMPORAL_ADDRESS:-}" ]]; then
+  export PLATFORM_BIN="$BIN"
   exec "$@"
 fi
 data=$(mktemp -d -t platform-infra-XXXXXX)
@@ -21,6 +24,7 @@ for _ in $(seq 1 600); do
 done
 [[ -f "$envfile" ]] || { echo "platform infra did not become ready" >&2; exit 1; }
 set -a; source "$envfile"; set +a
+export PLATFORM_BIN="$BIN"
 echo "test infrastructure: MONGODB_URI=$MONGODB_URI TEMPORAL_ADDRESS=$TEMPORAL_ADDRESS" >&2
 export PLATFORM_BIN="$BIN"
 "$@"
