@@ -59,12 +59,14 @@ func verifyWithJWKS(t *testing.T, p *testenv.Platform, tok string) {
 	}
 	require.NotNil(t, jwk, "kid %v not published", h["kid"])
 	require.Equal(t, "ES256", jwk["alg"])
-	num := func(s string) *big.Int {
+	coord := func(s string) []byte {
 		b, err := base64.RawURLEncoding.DecodeString(s)
 		require.NoError(t, err)
-		return new(big.Int).SetBytes(b)
+		require.Len(t, b, 32, "RFC 7518: P-256 coordinates are 32 bytes")
+		return b
 	}
-	pub := &ecdsa.PublicKey{Curve: elliptic.P256(), X: num(jwk["x"]), Y: num(jwk["y"])}
+	pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, coord(jwk["x"])...), coord(jwk["y"])...))
+	require.NoError(t, err)
 	i := strings.LastIndexByte(tok, '.')
 	sig, err := base64.RawURLEncoding.DecodeString(tok[i+1:])
 	require.NoError(t, err)
