@@ -34,7 +34,7 @@ func (a *Activities) EventTargets(ctx context.Context, in EventTargetsInput) (Ev
 	}
 	var out EventTargetsOutput
 	for _, h := range hooks {
-		if webhook.Matches(stringList(h["events"]), in.Event) {
+		if webhook.Matches(store.Strings(h["events"]), in.Event) {
 			out.Webhooks = append(out.Webhooks, h["_id"].(string))
 		}
 	}
@@ -75,15 +75,4 @@ func (a *Activities) loadEvent(ctx context.Context, id string) (storedEvent, err
 	e.Timestamp, _ = d["timestamp"].(time.Time)
 	e.Data, _ = d["data"].(store.Doc)
 	return e, nil
-}
-
-func stringList(v any) []string {
-	a, _ := v.([]any)
-	out := make([]string, 0, len(a))
-	for _, e := range a {
-		if s, ok := e.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -69,8 +69,8 @@ func (s *Service) CreateApp(ctx context.Context, in AppInput) (*App, string, err
 		return nil, "", err
 	}
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	doc := store.Doc{"_id": store.NewID(), "name": in.Name, FieldClientID: NewClientID(), FieldRedirectURIs: toAny(in.RedirectURIs),
-		FieldScopes: toAny(in.Scopes), FieldPublic: in.Public, "createdAt": now, "updatedAt": now}
+	doc := store.Doc{"_id": store.NewID(), "name": in.Name, FieldClientID: NewClientID(), FieldRedirectURIs: store.List(in.RedirectURIs),
+		FieldScopes: store.List(in.Scopes), FieldPublic: in.Public, "createdAt": now, "updatedAt": now}
 	secret := ""
 	if !in.Public {
 		var hash string
@@ -150,8 +150,8 @@ func appOf(d store.Doc, customer string) *App {
 	a.ID, _ = d["_id"].(string)
 	a.ClientID, _ = d[FieldClientID].(string)
 	a.Name, _ = d["name"].(string)
-	a.RedirectURIs = toStrings(d[FieldRedirectURIs])
-	a.Scopes = toStrings(d[FieldScopes])
+	a.RedirectURIs = store.Strings(d[FieldRedirectURIs])
+	a.Scopes = store.Strings(d[FieldScopes])
 	a.Public, _ = d[FieldPublic].(bool)
 	a.SecretHash, _ = d[FieldSecretHash].(string)
 	return a

@@ -61,7 +61,7 @@ func (s *Service) EnsureCustomer(ctx context.Context, slug, name string, pkg []s
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, false, err
 	}
-	doc := store.Doc{"_id": store.NewID(), "slug": slug, "name": name, "package": toAny(pkg), "createdAt": time.Now().UTC()}
+	doc := store.Doc{"_id": store.NewID(), "slug": slug, "name": name, "package": store.List(pkg), "createdAt": time.Now().UTC()}
 	if err := s.Store.Global(Customers).Insert(ctx, doc); err != nil {
 		if store.IsDuplicate(err) {
 			c, err := s.CustomerBySlug(ctx, slug)
@@ -95,7 +95,7 @@ func (s *Service) CustomerByID(ctx context.Context, id string) (*Customer, error
 
 // SetPackage replaces the rights a customer licensed.
 func (s *Service) SetPackage(ctx context.Context, id string, pkg []string) error {
-	_, err := s.Store.Global(Customers).Update(ctx, query.ID(id), store.Update{Set: store.Doc{"package": toAny(pkg)}})
+	_, err := s.Store.Global(Customers).Update(ctx, query.ID(id), store.Update{Set: store.Doc{"package": store.List(pkg)}})
 	return err
 }
 
@@ -104,25 +104,6 @@ func customerOf(d store.Doc) *Customer {
 	c.ID, _ = d["_id"].(string)
 	c.Slug, _ = d["slug"].(string)
 	c.Name, _ = d["name"].(string)
-	c.Package = toStrings(d["package"])
+	c.Package = store.Strings(d["package"])
 	return c
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
-}
-
-func toStrings(v any) []string {
-	a, _ := v.([]any)
-	out := make([]string, 0, len(a))
-	for _, e := range a {
-		if s, ok := e.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }

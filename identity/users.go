@@ -38,7 +38,7 @@ func (s *Service) EnsureUser(ctx context.Context, email, name, password string, 
 		return nil, false, err
 	}
 	doc := store.Doc{"_id": store.NewID(), "email": strings.ToLower(email), "name": name, "passwordHash": hash,
-		"rights": toAny(rights), "roles": []any{}, "createdAt": time.Now().UTC()}
+		"rights": store.List(rights), "roles": []any{}, "createdAt": time.Now().UTC()}
 	if err := s.Store.Collection(Users).Insert(ctx, doc); err != nil {
 		return nil, false, err
 	}
@@ -47,7 +47,7 @@ func (s *Service) EnsureUser(ctx context.Context, email, name, password string, 
 
 // SetRoles replaces the roles of a user of the customer of ctx.
 func (s *Service) SetRoles(ctx context.Context, userID string, roles []string) error {
-	_, err := s.Store.Collection(Users).Update(ctx, query.ID(userID), store.Update{Set: store.Doc{"roles": toAny(roles)}})
+	_, err := s.Store.Collection(Users).Update(ctx, query.ID(userID), store.Update{Set: store.Doc{"roles": store.List(roles)}})
 	return err
 }
 
@@ -112,10 +112,10 @@ func (s *Service) EnsureRole(ctx context.Context, name string, rights []string) 
 		return err
 	}
 	if len(docs) > 0 {
-		_, err = c.Update(ctx, query.ID(docs[0]["_id"].(string)), store.Update{Set: store.Doc{"rights": toAny(rights)}})
+		_, err = c.Update(ctx, query.ID(docs[0]["_id"].(string)), store.Update{Set: store.Doc{"rights": store.List(rights)}})
 		return err
 	}
-	err = c.Insert(ctx, store.Doc{"_id": store.NewID(), "name": name, "rights": toAny(rights), "createdAt": time.Now().UTC()})
+	err = c.Insert(ctx, store.Doc{"_id": store.NewID(), "name": name, "rights": store.List(rights), "createdAt": time.Now().UTC()})
 	if store.IsDuplicate(err) {
 		return s.EnsureRole(ctx, name, rights)
 	}
@@ -138,7 +138,7 @@ func (s *Service) EffectiveRights(ctx context.Context, u *User) ([]string, error
 		return nil, err
 	}
 	for _, r := range roles {
-		out = append(out, toStrings(r["rights"])...)
+		out = append(out, store.Strings(r["rights"])...)
 	}
 	return out, nil
 }
@@ -148,7 +148,7 @@ func userOf(d store.Doc) *User {
 	u.ID, _ = d["_id"].(string)
 	u.Email, _ = d["email"].(string)
 	u.Name, _ = d["name"].(string)
-	u.Rights = toStrings(d["rights"])
-	u.Roles = toStrings(d["roles"])
+	u.Rights = store.Strings(d["rights"])
+	u.Roles = store.Strings(d["roles"])
 	return u
 }

@@ -32,7 +32,7 @@ func requestDoc(r fosite.Requester) store.Doc {
 	return store.Doc{
 		"requestId": r.GetID(), "requestedAt": r.GetRequestedAt().UTC(), "clientId": r.GetClient().GetID(),
 		"customer": sess.Customer, "user": sess.User,
-		"requestedScopes": toAny(r.GetRequestedScopes()), "grantedScopes": toAny(r.GetGrantedScopes()),
+		"requestedScopes": store.List(r.GetRequestedScopes()), "grantedScopes": store.List(r.GetGrantedScopes()),
 		"form": form, "session": sess.doc(),
 	}
 }
@@ -50,8 +50,8 @@ func (st *Storage) requestOf(ctx context.Context, d store.Doc, into fosite.Sessi
 	r.ID, _ = d["requestId"].(string)
 	r.RequestedAt, _ = d["requestedAt"].(time.Time)
 	r.Client = c
-	r.RequestedScope = toStrings(d["requestedScopes"])
-	r.GrantedScope = toStrings(d["grantedScopes"])
+	r.RequestedScope = store.Strings(d["requestedScopes"])
+	r.GrantedScope = store.Strings(d["grantedScopes"])
 	r.Form = url.Values{}
 	form, _ := d["form"].(store.Doc)
 	for k, v := range form {
@@ -75,25 +75,6 @@ func notFound(err error) error {
 		return fosite.ErrNotFound.WithWrap(err)
 	}
 	return err
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
-}
-
-func toStrings(v any) []string {
-	a, _ := v.([]any)
-	out := make([]string, 0, len(a))
-	for _, e := range a {
-		if s, ok := e.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 func merge(a, b store.Doc) store.Doc {

@@ -96,7 +96,7 @@ func checkApp(doc store.Doc, cat *scopes.Catalog) []api.ErrorEntry {
 				"%q is not allowed: use an absolute https URI, http on localhost/127.0.0.1/[::1], or a private-use scheme; no fragment, no wildcard", s))
 		}
 	}
-	for _, sc := range anyStrings(doc[identity.FieldScopes]) {
+	for _, sc := range store.Strings(doc[identity.FieldScopes]) {
 		if !cat.Valid(sc) {
 			errs = append(errs, api.FieldError(api.CodeInvalid, identity.FieldScopes, "%q names no right of any module (nor profile or email)", sc))
 		}
@@ -119,17 +119,6 @@ func validRedirect(s string) bool {
 	default: // private-use scheme of a native app: reverse domain name
 		return strings.Contains(u.Scheme, ".")
 	}
-}
-
-func anyStrings(v any) []string {
-	a, _ := v.([]any)
-	out := make([]string, 0, len(a))
-	for _, e := range a {
-		if s, ok := e.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // afterDelete removes the client index entry, so the client id stops
