@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -147,5 +146,3 @@ func nonNilAct(l []ActionLink) []ActionLink {
 	}
 	return l
 }
-
-var _ = slog.LevelInfo

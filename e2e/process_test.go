@@ -5,7 +5,6 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -204,6 +202,3 @@ func payloadID(env map[string]any) string {
 	id, _ := p["_id"].(string)
 	return id
 }
-
-var _ = filepath.Join
-var _ = context.Background
