@@ -33,6 +33,9 @@ type Resource struct {
 	DefaultSort []store.SortField
 	// SortFirst always leads the order (pinned notes first).
 	SortFirst []store.SortField
+
+	byName map[string]*Field // filled by complete(); present() looks up every key of every record
+
 }
 
 // Rights names the right each verb needs.
@@ -161,6 +164,9 @@ func (r *Resource) ActionRight(a *Action) string {
 
 // Field finds a declared top-level field (standard fields included).
 func (r *Resource) Field(name string) *Field {
+	if r.byName != nil {
+		return r.byName[name]
+	}
 	for i := range r.Fields {
 		if r.Fields[i].Name == name {
 			return &r.Fields[i]
@@ -220,6 +226,10 @@ func (r *Resource) complete() {
 	}
 	r.Fields = append(std, r.Fields...)
 	r.Indexes = append(r.Indexes, r.derivedIndexes()...)
+	r.byName = make(map[string]*Field, len(r.Fields))
+	for i := range r.Fields {
+		r.byName[r.Fields[i].Name] = &r.Fields[i]
+	}
 }
 
 func (r *Resource) derivedIndexes() []store.Index {

@@ -80,15 +80,11 @@ func (st *Storage) CreateAuthorizeCodeSession(ctx context.Context, sig string, r
 // GetAuthorizeCodeSession returns the code's request; a used code returns
 // it with ErrInvalidatedAuthorizeCode, so fosite revokes its family.
 func (st *Storage) GetAuthorizeCodeSession(ctx context.Context, sig string, into fosite.Session) (fosite.Requester, error) {
-	d, err := st.coll(CodesCollection).Get(ctx, sig)
-	if err != nil {
-		return nil, notFound(err)
-	}
-	r, err := st.requestOf(ctx, d, into)
+	r, active, err := st.session(ctx, CodesCollection, sig, into)
 	if err != nil {
 		return nil, err
 	}
-	if active, _ := d["active"].(bool); !active {
+	if !active {
 		notesOf(ctx).reused("code", r)
 		return r, fosite.ErrInvalidatedAuthorizeCode
 	}
@@ -182,15 +178,11 @@ func (st *Storage) CreateRefreshTokenSession(ctx context.Context, sig, accessJTI
 // revoked one returns it with ErrInactiveToken, so fosite treats a refresh
 // with it as reuse and revokes the family.
 func (st *Storage) GetRefreshTokenSession(ctx context.Context, sig string, into fosite.Session) (fosite.Requester, error) {
-	d, err := st.coll(RefreshCollection).Get(ctx, sig)
-	if err != nil {
-		return nil, notFound(err)
-	}
-	r, err := st.requestOf(ctx, d, into)
+	r, active, err := st.session(ctx, RefreshCollection, sig, into)
 	if err != nil {
 		return nil, err
 	}
-	if active, _ := d["active"].(bool); !active {
+	if !active {
 		return r, fosite.ErrInactiveToken
 	}
 	return r, nil
@@ -281,3 +273,18 @@ func ignoreNotFound(err error) error {
 }
 
 func str(v any) string { s, _ := v.(string); return s }
+
+// session loads a stored code or refresh token with its request and
+// whether it is still active.
+func (st *Storage) session(ctx context.Context, collection, sig string, into fosite.Session) (fosite.Requester, bool, error) {
+	d, err := st.coll(collection).Get(ctx, sig)
+	if err != nil {
+		return nil, false, notFound(err)
+	}
+	r, err := st.requestOf(ctx, d, into)
+	if err != nil {
+		return nil, false, err
+	}
+	active, _ := d["active"].(bool)
+	return r, active, nil
+}

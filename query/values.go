@@ -143,7 +143,7 @@ func coerceTo(t Type, v any) (any, bool) {
 		return toDate(v)
 	case TypeID:
 		s, ok := v.(string)
-		if ok && validID(s) {
+		if ok && ValidID(s) {
 			return strings.ToLower(s), true
 		}
 	case TypeObject:
@@ -197,7 +197,8 @@ func normalTime(t time.Time) time.Time {
 	return t.UTC().Truncate(time.Millisecond)
 }
 
-func validID(s string) bool {
+// ValidID reports whether s is a 24-character hexadecimal ObjectId.
+func ValidID(s string) bool {
 	if len(s) != 24 {
 		return false
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"platform/query"
 	"sync/atomic"
 	"time"
 )
@@ -33,15 +34,4 @@ func NewID() string {
 }
 
 // ValidID reports whether s is a 24-character hexadecimal ObjectId.
-func ValidID(s string) bool {
-	if len(s) != 24 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
+func ValidID(s string) bool { return query.ValidID(s) }
