@@ -4,7 +4,7 @@ BIN       := bin/platform
 TESTFLAGS ?= -race -count=1 -timeout 25m
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks
+.PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks bench-pipelines
 
 run: build ## everything in one process on the embedded defaults (./data)
 	$(BIN) dev
@@ -38,6 +38,9 @@ bench-oauth: build ## token issuance and API calls with token verification
 
 bench-webhooks: build ## events delivered end to end, against a raw POST loop and trivial workflows
 	./scripts/with-infra.sh $(GO) test -run '^$$' -bench 'Webhooks' -benchtime 200x -timeout 30m ./bench/
+
+bench-pipelines: build ## pipeline runs (SQLite store) against trivial workflows on the same Temporal server, 3 runs
+	./scripts/with-infra.sh $(GO) test -run '^$$' -bench 'PipelineRuns' -benchtime 300x -count 3 -timeout 30m ./bench/
 
 clean:
 	rm -rf bin

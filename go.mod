@@ -11,6 +11,7 @@ require (
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/google/go-github/v84 v84.0.0
 	github.com/google/uuid v1.6.0
+	github.com/mocktools/go-smtp-mock/v2 v2.5.4
 	github.com/nyaruka/phonenumbers v1.8.1
 	github.com/ory/fosite v0.49.0
 	github.com/pb33f/libopenapi v0.41.8
@@ -18,6 +19,7 @@ require (
 	github.com/prometheus/client_golang v1.23.2
 	github.com/stretchr/testify v1.12.1
 	github.com/temporalio/cli v1.5.1
+	github.com/wneessen/go-mail v0.8.1
 	go.mongodb.org/mongo-driver/v2 v2.5.0
 	go.temporal.io/api v1.53.0
 	go.temporal.io/sdk v1.37.0

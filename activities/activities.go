@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"platform/outbound"
+	"platform/runs"
 	"platform/store"
 )
 
@@ -15,8 +16,18 @@ import (
 type Activities struct {
 	Store store.Store
 	Log   *slog.Logger
-	// Outbound guards calls to tenant URLs (webhooks); nil refuses them all.
+	// Outbound guards calls to tenant URLs (webhooks, http steps); nil
+	// refuses them all.
 	Outbound *outbound.Guard
 	// WebhookTimeout bounds one webhook delivery attempt.
 	WebhookTimeout time.Duration
+
+	// Pipeline steps. A nil dependency fails the steps that need it with a
+	// clear error instead of the worker failing to start.
+	Sandbox  Sandbox
+	Secrets  SecretSource
+	Records  Records
+	Notifier Notifier
+	// Launcher starts the runs events and schedules trigger.
+	Launcher *runs.Launcher
 }

@@ -11,6 +11,9 @@ type ErrorEntry struct {
 	Code    string `json:"code" yaml:"code"`
 	Message string `json:"message" yaml:"message"`
 	Field   string `json:"field,omitempty" yaml:"field,omitempty"`
+	// Line and Column locate a syntax error in submitted code (1-based).
+	Line   int `json:"line,omitempty" yaml:"line,omitempty"`
+	Column int `json:"column,omitempty" yaml:"column,omitempty"`
 }
 
 // Error is an answer other than success. Handlers return it (or any error:
@@ -63,6 +66,7 @@ const (
 	CodeEnum          = "validation.enum"
 	CodeReadOnly      = "validation.read_only"
 	CodeInvalid       = "validation.invalid"
+	CodeSyntax        = "validation.syntax" // submitted code does not compile (line, column)
 	CodeRateLimit     = "rate_limit.exceeded"
 	CodeInternal      = "internal"
 	CodeUnavailable   = "dependency.unavailable"

@@ -14,6 +14,8 @@ const (
 	TObjectID Type = "objectid" // 24-hex record id
 	TObject   Type = "object"
 	TArray    Type = "array"
+	// TAny is any JSON value (a pipeline step's output).
+	TAny Type = ""
 )
 
 // Format refines a string field's validation.

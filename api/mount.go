@@ -17,8 +17,16 @@ import (
 // ModuleRouter adds a module's own routes; every one is authenticated and
 // rate limited, and names the right it needs (deny by default).
 type ModuleRouter struct {
-	s     *Server
-	group *gin.RouterGroup
+	s      *Server
+	group  *gin.RouterGroup
+	public *gin.RouterGroup
+}
+
+// HandlePublic adds an unauthenticated route (an incoming webhook whose
+// URL carries its own secret). The handler must check everything itself,
+// including the customer it acts for; errors render as everywhere else.
+func (m *ModuleRouter) HandlePublic(method, path string, h HandlerFunc) {
+	m.public.Handle(method, path, m.s.adapt(h))
 }
 
 // Handle adds a route that needs right.
@@ -42,7 +50,7 @@ func (s *Server) Mount(ctx context.Context, m *Module) error {
 		s.mountResource(g, api, r)
 	}
 	if m.Routes != nil {
-		m.Routes(&ModuleRouter{s: s, group: api})
+		m.Routes(&ModuleRouter{s: s, group: api, public: g})
 	}
 	return nil
 }

@@ -299,7 +299,7 @@ func envelopeSchema() obj {
 			"properties": obj{
 				"links": obj{"type": "array", "items": link}, "relations": obj{"type": "array", "items": link},
 				"actions": obj{"type": "array", "items": link}, "debugId": str,
-				"errors":       obj{"type": "array", "items": obj{"type": "object", "required": []any{"code", "message"}, "properties": obj{"code": str, "message": str, "field": str}}},
+				"errors":       obj{"type": "array", "items": obj{"type": "object", "required": []any{"code", "message"}, "properties": obj{"code": str, "message": str, "field": str, "line": obj{"type": "integer"}, "column": obj{"type": "integer"}}}},
 				"version":      obj{"type": "object", "required": []any{"host", "core"}, "properties": obj{"host": str, "core": str}},
 				"rateLimit":    obj{"type": "object", "properties": obj{"limit": str, "reset": str, "remaining": str, "resetDate": str}},
 				"responseTime": obj{"type": "number"}, "code": obj{"type": "integer"},

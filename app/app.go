@@ -6,6 +6,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -17,10 +18,12 @@ import (
 	"platform/audit"
 	"platform/auth"
 	"platform/config"
+	"platform/credentials"
 	"platform/dispatch"
 	"platform/events"
 	"platform/identity"
 	"platform/modules/automation"
+	configmodule "platform/modules/config"
 	"platform/modules/crm"
 	"platform/modules/developer"
 	"platform/modules/marketing"
@@ -53,11 +56,20 @@ type App struct {
 	Revocations *oauth.RevocationList
 	// Outbound guards calls to tenant URLs (PLATFORM_OUTBOUND_ALLOW).
 	Outbound *outbound.Guard
+	// Vault seals the customers' credentials; nil without a master key
+	// (the credential routes then answer 503 naming PLATFORM_MASTER_KEY).
+	Vault *credentials.Vault
+
+	pipes pipelines
 }
 
-// Modules lists the mounted modules.
-func Modules() []*api.Module {
-	return []*api.Module{crm.Module(), marketing.Module(), developer.Module(), audit.Module(), automation.Module()}
+// Modules lists the mounted modules (their declarations: New mounts them
+// with the App's vault and audit trail).
+func Modules() []*api.Module { return (&App{}).modules() }
+
+func (a *App) modules() []*api.Module {
+	return []*api.Module{crm.Module(), marketing.Module(), developer.Module(), audit.Module(), automation.Module(a.automationDeps()),
+		configmodule.Module(configmodule.Deps{Vault: a.Vault, Audit: a.Audit})}
 }
 
 // New wires everything and ensures the indexes of every collection.
@@ -69,13 +81,18 @@ func New(ctx context.Context, cfg *config.Config, st store.Store, tc client.Clie
 	a.Verifier = &auth.Verifier{Keys: a.Keys, Issuer: cfg.AuthURL, Audience: cfg.GatewayURL, Revoked: a.Revocations}
 	a.Identity = &identity.Service{Store: st}
 	a.Events = &events.Recorder{Store: st}
+	a.Audit = &audit.StoreWriter{Store: st, Log: log}
 	if err := a.ensureIndexes(ctx); err != nil {
+		return nil, err
+	}
+	if err := a.openVault(ctx); err != nil {
 		return nil, err
 	}
 	svc := &api.Services{Store: st, Events: a.Events, Registry: a.Registry, Log: log}
 	if err := a.wireEvents(svc); err != nil {
 		return nil, err
 	}
+	a.wirePipelines()
 	ready := []api.ReadyCheck{{Name: "store", Check: st.Ping}}
 	if tc != nil {
 		ready = append(ready, api.ReadyCheck{Name: "temporal", Check: temporalx.Ready(tc)})
@@ -85,7 +102,7 @@ func New(ctx context.Context, cfg *config.Config, st store.Store, tc client.Clie
 		Limiter: ratelimit.New(st, cfg.RateLimit, cfg.RateWindow),
 		Bugs:    &crm.BugRecorder{Store: st, Log: log}, Metrics: a.Metrics, Ready: ready,
 	})
-	for _, m := range Modules() {
+	for _, m := range a.modules() {
 		if err := a.API.Mount(ctx, m); err != nil {
 			return nil, fmt.Errorf("mount %s: %w", m.Name, err)
 		}
@@ -99,7 +116,6 @@ func New(ctx context.Context, cfg *config.Config, st store.Store, tc client.Clie
 // startOAuth wires the sign-in and token service at the gateway root and
 // the audit trail it writes.
 func (a *App) startOAuth(ctx context.Context) error {
-	a.Audit = &audit.StoreWriter{Store: a.Store, Log: a.Log}
 	svc, err := oauth.New(ctx, oauth.Deps{
 		Config: a.Config, Store: a.Store, Identity: a.Identity, Minter: a.Minter, Verifier: a.Verifier, Keys: a.Keys,
 		Registry: a.Registry, Audit: a.Audit, Revoked: a.Revocations, Log: a.Log,
@@ -109,6 +125,31 @@ func (a *App) startOAuth(ctx context.Context) error {
 	}
 	a.OAuth = svc
 	svc.Routes(a.API.Engine())
+	return nil
+}
+
+// openVault gives the App the credential vault: PLATFORM_MASTER_KEY, or
+// for the embedded store <data>/master.key (generated on first start). A
+// process without a key still starts, with credential storage off; a key
+// other than the one that sealed the stored credentials stops it.
+func (a *App) openVault(ctx context.Context) error {
+	v, err := credentials.FromConfig(a.Config)
+	if errors.Is(err, credentials.ErrNoMasterKey) {
+		a.Log.Warn("credential storage is off", "reason", err.Error())
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := v.CheckStore(ctx, a.Store); err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	a.Vault = v
+	source := "PLATFORM_MASTER_KEY"
+	if a.Config.MasterKey == "" {
+		source = credentials.MasterKeyPath(a.Config)
+	}
+	a.Log.Info("credential vault ready", "keySource", source, "keyId", v.KeyID())
 	return nil
 }
 
@@ -147,6 +188,7 @@ func (a *App) starter(taskQueue string) *temporalx.Starter {
 // the event sweeper that runs with it.
 func (a *App) Worker(taskQueue string) sdkworker.Worker {
 	acts := &activities.Activities{Store: a.Store, Log: a.Log, Outbound: a.Outbound, WebhookTimeout: a.Config.WebhookTimeout}
+	a.pipelineActivities(acts)
 	return &dispatch.Worker{
 		Worker:  worker.New(a.Temporal, taskQueue, acts),
 		Sweeper: &dispatch.Sweeper{Store: a.Store, Starter: a.starter(taskQueue), Log: a.Log},

@@ -7,12 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/mail"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"platform/credentials/masterkey"
 )
 
 // Config is every setting of every role.
@@ -44,6 +47,28 @@ type Config struct {
 	MaxBodyBytes      int64
 	ShutdownTimeout   time.Duration
 	DrainDelay        time.Duration
+	SandboxSize       int // sandbox child processes kept per process
+	HookRateLimit     int // calls per minute of one incoming-webhook URL
+
+	// SandboxCommand starts a sandbox child (default: this executable's
+	// `sandbox` subcommand); tests point it at the test binary. SandboxEnv
+	// is added to the child's environment. Neither is a setting.
+	SandboxCommand []string
+	SandboxEnv     []string
+	// MasterKey (PLATFORM_MASTER_KEY) encrypts the stored credentials
+	// (package credentials); never logged nor shown in --help.
+	MasterKey string
+
+	// Notification channels (package notify); an empty address or URL turns the channel off.
+	SMTPAddr     string // host:port of the SMTP server
+	SMTPFrom     string
+	SMTPUsername string
+	SMTPPassword string // never logged nor shown in --help
+	SMTPTLS      string // none, starttls or tls
+	SMSURL       string
+	SMSToken     string // never logged nor shown in --help
+	PushURL      string
+	PushToken    string // never logged nor shown in --help
 }
 
 // setting is one configurable value: its env name, flag name, default and parser.
@@ -95,7 +120,22 @@ func settings() []setting {
 			}
 			return nil
 		}},
+		{"PLATFORM_SANDBOX_SIZE", "sandbox-size", "2", "sandbox child processes that run user code (functions, transforms)", func(c *Config, v string) (err error) { c.SandboxSize, err = positive(v); return }},
+		{"PLATFORM_HOOK_RATE_LIMIT", "hook-rate-limit", "60", "calls per minute one incoming-webhook trigger URL accepts", func(c *Config, v string) (err error) { c.HookRateLimit, err = positive(v); return }},
 		{"PLATFORM_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long SIGTERM waits for in-flight work", func(c *Config, v string) (err error) { c.ShutdownTimeout, err = duration(v); return }},
+		{"PLATFORM_MASTER_KEY", "master-key", "", "master key of the credential encryption: 32 random bytes as base64 or 64 hex characters, the same for every process; empty: generated once into <data>/master.key for the embedded store", func(c *Config, v string) error {
+			c.MasterKey = strings.TrimSpace(v)
+			return optional(c.MasterKey, func(k string) error { _, err := masterkey.Parse(k); return err })
+		}},
+		{"PLATFORM_SMTP_ADDR", "smtp-addr", "", "SMTP server host:port of the mail notification channel; empty: mail off", func(c *Config, v string) error { c.SMTPAddr = v; return optional(v, hostPort) }},
+		{"PLATFORM_SMTP_FROM", "smtp-from", "platform@localhost", "sender address of notification mails", func(c *Config, v string) error { c.SMTPFrom = v; return mailAddress(v) }},
+		{"PLATFORM_SMTP_USERNAME", "smtp-username", "", "SMTP AUTH user; empty: no AUTH", func(c *Config, v string) error { c.SMTPUsername = v; return nil }},
+		{"PLATFORM_SMTP_PASSWORD", "smtp-password", "", "SMTP AUTH password", func(c *Config, v string) error { c.SMTPPassword = v; return nil }},
+		{"PLATFORM_SMTP_TLS", "smtp-tls", "starttls", "SMTP encryption: starttls (required), tls (implicit, port 465) or none (tests and local relays)", func(c *Config, v string) error { c.SMTPTLS = v; return oneOf(v, "none", "starttls", "tls") }},
+		{"PLATFORM_SMS_URL", "sms-url", "", "URL the sms notification channel POSTs {to, body} to; empty: sms off", func(c *Config, v string) error { c.SMSURL = v; return optional(v, absURL) }},
+		{"PLATFORM_SMS_TOKEN", "sms-token", "", "bearer token sent to PLATFORM_SMS_URL", func(c *Config, v string) error { c.SMSToken = v; return nil }},
+		{"PLATFORM_PUSH_URL", "push-url", "", "URL the push notification channel POSTs {to, title, body, data} to; empty: push off", func(c *Config, v string) error { c.PushURL = v; return optional(v, absURL) }},
+		{"PLATFORM_PUSH_TOKEN", "push-token", "", "bearer token sent to PLATFORM_PUSH_URL", func(c *Config, v string) error { c.PushToken = v; return nil }},
 	}
 }
 
@@ -115,6 +155,9 @@ func Load(name string, args []string, extra ...func(fs *flag.FlagSet)) (*Config,
 			def = v
 		}
 		vals[i] = fs.String(s.flag, def, s.help+" ("+s.env+")")
+		if secretSettings[s.env] {
+			fs.Lookup(s.flag).DefValue = "" // --help must not print a secret taken from the environment
+		}
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -125,7 +168,11 @@ func Load(name string, args []string, extra ...func(fs *flag.FlagSet)) (*Config,
 	c := &Config{}
 	for i, s := range all {
 		if err := s.apply(c, *vals[i]); err != nil {
-			return nil, &InvalidError{Env: s.env, Flag: s.flag, Value: *vals[i], Reason: err.Error()}
+			val := *vals[i]
+			if secretSettings[s.env] {
+				val = "(hidden)"
+			}
+			return nil, &InvalidError{Env: s.env, Flag: s.flag, Value: val, Reason: err.Error()}
 		}
 	}
 	c.fillDefaults()
@@ -159,6 +206,17 @@ func (c *Config) AdminSocket() string { return filepath.Join(c.DataDir, "admin.s
 // ModuleBaseURL is {module_base_url} of a module's host label.
 func (c *Config) ModuleBaseURL(label string) string {
 	return c.ModuleScheme + "://" + label + "-api." + c.PlatformDomain
+}
+
+// secretSettings are never shown: --help leaves out their values, and
+// InvalidError never quotes one.
+var secretSettings = map[string]bool{"PLATFORM_MASTER_KEY": true, "PLATFORM_SMTP_PASSWORD": true, "PLATFORM_SMS_TOKEN": true, "PLATFORM_PUSH_TOKEN": true}
+
+func mailAddress(v string) error {
+	if _, err := mail.ParseAddress(v); err != nil {
+		return fmt.Errorf("want a mail address such as platform@example.com")
+	}
+	return nil
 }
 
 func nonEmpty(v string) error {

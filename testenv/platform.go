@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"platform/app"
 	"platform/auth"
 	"platform/config"
+	"platform/credentials"
 	"platform/identity"
 	"platform/store"
 	"platform/tenant"
@@ -65,9 +67,13 @@ func NewPlatform(t testing.TB, o Options) *Platform {
 	cfg.GatewayURL, cfg.AuthURL, cfg.LoginURL = srv.URL, srv.URL, srv.URL
 	cfg.PlatformDomain, cfg.TaskQueue = u.Host, queue
 	cfg.RateLimit = 1_000_000
+	// A random credential master key per platform: no master.key file.
+	cfg.MasterKey = credentials.EncodeMasterKey(credentials.NewMasterKey())
 	if o.RateLimit > 0 {
 		cfg.RateLimit = o.RateLimit
 	}
+	// User code runs in children of the test binary (see SandboxMain).
+	cfg.SandboxCommand, cfg.SandboxEnv = []string{os.Args[0], "-test.run=^$"}, []string{sandboxChildEnv + "=1"}
 	if o.Configure != nil {
 		o.Configure(cfg)
 	}
@@ -77,6 +83,7 @@ func NewPlatform(t testing.TB, o Options) *Platform {
 	if err != nil {
 		t.Fatalf("app: %v", err)
 	}
+	t.Cleanup(func() { _ = a.Close() })
 	if !o.Worker {
 		// No worker will ever run this test's event dispatches: do not
 		// leave them queued on the shared Temporal server.

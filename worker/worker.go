@@ -19,6 +19,8 @@ func New(c client.Client, taskQueue string, acts *activities.Activities) worker.
 	w.RegisterWorkflow(workflows.SelfCheck)
 	w.RegisterWorkflow(workflows.DispatchEvent)
 	w.RegisterWorkflow(workflows.WebhookDelivery)
+	w.RegisterWorkflow(workflows.PipelineRun)
+	w.RegisterWorkflow(workflows.FireTrigger)
 	w.RegisterActivity(acts)
 	return w
 }

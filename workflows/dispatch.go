@@ -16,9 +16,11 @@ type DispatchInput struct {
 	Event   string // the event's name
 }
 
-// DispatchResult lists the webhooks the event went to.
+// DispatchResult lists the webhooks the event went to and the pipeline
+// runs it started.
 type DispatchResult struct {
 	Webhooks []string
+	Runs     []string
 }
 
 // DispatchWorkflowID is the deterministic id of an event's dispatch: the
@@ -35,7 +37,8 @@ func EventAttributes(customer, eventID string) temporal.SearchAttributes {
 }
 
 // DispatchEvent starts one delivery workflow per matching active webhook of
-// the event's customer, then marks the event dispatched. Delivery ids are
+// the event's customer and one run per pipeline whose trigger selects the
+// event, then marks the event dispatched. Delivery ids are
 // deterministic, so running it again after a crash starts nothing twice.
 func DispatchEvent(ctx workflow.Context, in DispatchInput) (DispatchResult, error) {
 	customer, err := tenant.WorkflowCustomer(ctx)
@@ -51,10 +54,17 @@ func DispatchEvent(ctx workflow.Context, in DispatchInput) (DispatchResult, erro
 	if err := startDeliveries(ctx, customer, in, targets.Webhooks); err != nil {
 		return DispatchResult{}, err
 	}
+	var started activities.LaunchEventRunsOutput
+	// Dispatches recorded before pipeline triggers existed replay without them.
+	if workflow.GetVersion(ctx, "pipeline-triggers", workflow.DefaultVersion, 1) == 1 {
+		if err := workflow.ExecuteLocalActivity(lctx, a.LaunchEventRuns, activities.LaunchEventRunsInput{EventID: in.EventID, Event: in.Event}).Get(ctx, &started); err != nil {
+			return DispatchResult{}, err
+		}
+	}
 	if err := workflow.ExecuteLocalActivity(lctx, a.MarkDispatched, activities.MarkDispatchedInput{EventID: in.EventID}).Get(ctx, nil); err != nil {
 		return DispatchResult{}, err
 	}
-	return DispatchResult{Webhooks: targets.Webhooks}, nil
+	return DispatchResult{Webhooks: targets.Webhooks, Runs: started.Runs}, nil
 }
 
 // localStoreOptions run the dispatcher's short store calls as local

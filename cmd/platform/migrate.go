@@ -16,6 +16,7 @@ import (
 	_ "modernc.org/sqlite" // for the Temporal database copy
 
 	"platform/config"
+	"platform/credentials"
 	"platform/obs"
 	"platform/store"
 	"platform/store/mongostore"
@@ -167,6 +168,13 @@ func runBackup(args []string) error {
 	if _, err := os.Stat(tdb); err == nil {
 		if err := vacuumInto(ctx, tdb, filepath.Join(to, "temporal", "temporal.db")); err != nil {
 			return fmt.Errorf("temporal: %w", err)
+		}
+	}
+	// The credential master key of the embedded store: without it the
+	// backup's credentials cannot be decrypted.
+	if key, err := os.ReadFile(credentials.MasterKeyPath(cfg)); err == nil {
+		if err := os.WriteFile(filepath.Join(to, credentials.MasterKeyFile), key, 0o600); err != nil {
+			return fmt.Errorf("master key: %w", err)
 		}
 	}
 	fmt.Printf("backup written to %s (start from it with --data %s)\n", to, to)

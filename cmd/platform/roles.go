@@ -76,6 +76,7 @@ func runRole(r role, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer a.Close()
 	if r.embedded {
 		if err := seed(ctx, a); err != nil {
 			return err

@@ -1,8 +1,8 @@
-// Package automation is the automation module. So far it declares outbound
-// webhooks, their delivery history and the deliveries parked after their
-// last failed attempt (spec: Automation, Events; DESIGN §5). Delivery
-// itself runs in Temporal workflows (packages dispatch, workflows,
-// activities).
+// Package automation is the automation module: outbound webhooks, their
+// delivery history and parked deliveries (spec: Automation, Events; DESIGN
+// §5), and pipelines with their versions, triggers, custom functions and
+// runs (docs/pipelines.md). Delivery and runs execute in Temporal
+// workflows (packages dispatch, workflows, activities).
 package automation
 
 import "platform/api"
@@ -11,9 +11,13 @@ import "platform/api"
 const Version = "1.0.0"
 
 // Module returns the automation module's declaration.
-func Module() *api.Module {
+func Module(d Deps) *api.Module {
 	return &api.Module{
 		Name: "automation", HostLabel: "automation", Version: Version,
-		Resources: []*api.Resource{Webhooks(), WebhookDeliveries(), WebhookRetries()},
+		Resources: []*api.Resource{
+			Webhooks(), WebhookDeliveries(), WebhookRetries(),
+			Pipelines(d), PipelineVersions(), Triggers(d), Functions(d), PipelineRuns(d),
+		},
+		Routes: hookRoutes(d),
 	}
 }

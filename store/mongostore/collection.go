@@ -363,7 +363,13 @@ func toBSON(m map[string]any) bson.D {
 func toBSONValue(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
-		return toBSON(x)
+		// Nested keys are data (a step's settings, a filter stored as a
+		// value): escape what the wire protocol reserves.
+		d := make(bson.D, 0, len(x))
+		for k, e := range x {
+			d = append(d, bson.E{Key: escapeKey(k), Value: toBSONValue(e)})
+		}
+		return d
 	case []any:
 		out := make(bson.A, len(x))
 		for i, e := range x {
@@ -395,11 +401,15 @@ func fromBSON(m bson.M) store.Doc {
 func fromBSONValue(v any) any {
 	switch x := v.(type) {
 	case bson.M:
-		return fromBSON(x)
+		out := make(store.Doc, len(x))
+		for k, e := range x {
+			out[unescapeKey(k)] = fromBSONValue(e)
+		}
+		return out
 	case bson.D:
 		out := make(store.Doc, len(x))
 		for _, e := range x {
-			out[e.Key] = fromBSONValue(e.Value)
+			out[unescapeKey(e.Key)] = fromBSONValue(e.Value)
 		}
 		return out
 	case bson.A:

@@ -67,6 +67,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, unsupported ...Unsup
 		{"Global", testGlobal},
 		{"LargeDocument", testLargeDocument},
 		{"Unicode", testUnicode},
+		{"NestedReservedKeys", testNestedReservedKeys},
 		{"TypeRoundTrip", testTypeRoundTrip},
 		{"SpecialFloats", testSpecialFloats},
 		{"Cancelled", testCancelled},

@@ -137,3 +137,18 @@ func testCancelled(t *testing.T, s store.Store) {
 		t.Errorf("a cancelled insert was written: %v", err)
 	}
 }
+
+// testNestedReservedKeys: documents nested in a record may hold any key,
+// including the ones the MongoDB wire protocol reserves (a stored query
+// {"a.b": 1, "$or": [...]}, a JSON body), through insert and update.
+func testNestedReservedKeys(t *testing.T, s store.Store) {
+	c := s.Collection("reservedkeys")
+	data := store.Doc{"a.b": int64(1), "$or": []any{store.Doc{"x.y": "z"}}, "100%": "full", "%2E": "literal", "$": "dollar", "a$b": "mid"}
+	insert(t, ctxA, c, store.Doc{"_id": "k", "data": data})
+	sameDoc(t, get(t, ctxA, c, "k"), store.Doc{"_id": "k", "data": data}, "insert")
+	next := store.Doc{"c.d": "e", "$in": []any{int64(1)}}
+	if _, err := c.Update(ctxA, field("_id", eq("k")), store.Update{Set: store.Doc{"data": next}}); err != nil {
+		t.Fatal(err)
+	}
+	sameDoc(t, get(t, ctxA, c, "k"), store.Doc{"_id": "k", "data": next}, "update")
+}

@@ -1,0 +1,243 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"platform/api"
+	"platform/auth"
+	"platform/notify"
+	"platform/outbound"
+	"platform/pipeline"
+	"platform/store"
+	"platform/tenant"
+)
+
+// Notifier sends a notification step's message (notify.Router).
+type Notifier interface {
+	Send(ctx context.Context, m notify.Message) error
+}
+
+// maxHTTPResponse caps the response body an http step reads.
+const maxHTTPResponse = 1 << 20
+
+// RunHTTP makes the http step's call through the outbound guard. Any
+// answer but 2xx fails the step; 4xx other than 408 and 429 is not retried.
+func (a *Activities) RunHTTP(ctx context.Context, in StepInput) (StepOutput, error) {
+	start := time.Now()
+	sc, err := a.scopeFor(ctx, in)
+	if err != nil {
+		return StepOutput{}, err
+	}
+	s := in.Step
+	url := pipeline.RenderText(s.URL, sc.vars)
+	headers, _ := pipeline.Render(s.Headers, sc.vars).(map[string]string)
+	body := pipeline.Render(s.Body, sc.vars)
+	input := map[string]any{"method": s.Method, "url": url, "headers": headers, "body": body}
+	if a.Outbound == nil {
+		return StepOutput{}, stepFailure("refused", "outbound calls are not available in this worker", true, nil)
+	}
+	req, err := newStepRequest(ctx, s.Method, url, headers, body)
+	if err != nil {
+		return StepOutput{}, sc.fail("request", true, err)
+	}
+	res, err := a.Outbound.Client(time.Duration(s.HTTPTimeoutMs()) * time.Millisecond).Do(req)
+	if err != nil {
+		var refused *outbound.RefusedError
+		return StepOutput{}, sc.fail("http", errors.As(err, &refused), err)
+	}
+	defer res.Body.Close()
+	out, err := readStepResponse(res)
+	if err != nil {
+		return StepOutput{}, sc.fail("http", false, err)
+	}
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		permanent := res.StatusCode < 500 && res.StatusCode != http.StatusRequestTimeout && res.StatusCode != http.StatusTooManyRequests
+		msg := fmt.Sprintf("%s %s answered %d", s.Method, url, res.StatusCode)
+		return StepOutput{}, stepFailure("http_status", sc.redact.String(msg), permanent, nil)
+	}
+	return sc.finish(start, input, out, nil)
+}
+
+func newStepRequest(ctx context.Context, method, url string, headers map[string]string, body any) (*http.Request, error) {
+	var r io.Reader
+	contentType := ""
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r, contentType = strings.NewReader(b), "text/plain; charset=utf-8"
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			return nil, err
+		}
+		r, contentType = bytes.NewReader(raw), "application/json"
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, r)
+	if err != nil {
+		return nil, err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	req.Header.Set("User-Agent", "platform-pipeline/1")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	return req, nil
+}
+
+// readStepResponse is the step's output: status, headers and the body,
+// decoded when it is JSON.
+func readStepResponse(res *http.Response) (map[string]any, error) {
+	raw, err := io.ReadAll(io.LimitReader(res.Body, maxHTTPResponse+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the answer: %w", err)
+	}
+	if len(raw) > maxHTTPResponse {
+		return nil, fmt.Errorf("the answer is larger than %d bytes", maxHTTPResponse)
+	}
+	headers := map[string]any{}
+	for k := range res.Header {
+		headers[strings.ToLower(k)] = res.Header.Get(k)
+	}
+	var body any = string(raw)
+	if strings.Contains(res.Header.Get("Content-Type"), "json") {
+		var v any
+		if json.Unmarshal(raw, &v) == nil {
+			body = v
+		}
+	}
+	return map[string]any{"status": res.StatusCode, "headers": headers, "body": body}, nil
+}
+
+// RunDB runs the db step through the API's record layer: the customer's
+// own declared collections, with their validation, hooks and events.
+func (a *Activities) RunDB(ctx context.Context, in StepInput) (StepOutput, error) {
+	start := time.Now()
+	sc, err := a.scopeFor(ctx, in)
+	if err != nil {
+		return StepOutput{}, err
+	}
+	if a.Records == nil {
+		return StepOutput{}, stepFailure("db", "records are not available in this worker", true, nil)
+	}
+	s := in.Step
+	id := pipeline.RenderText(s.RecordID, sc.vars)
+	data, _ := pipeline.Render(s.Data, sc.vars).(map[string]any)
+	filter, _ := pipeline.Render(s.Filter, sc.vars).(map[string]any)
+	input := map[string]any{"collection": s.Collection, "op": s.Op}
+	for k, v := range map[string]any{"recordId": id, "data": data, "filter": filter} {
+		if v != "" && v != nil && !isEmptyMap(v) {
+			input[k] = v
+		}
+	}
+	// Records written by a pipeline name it as their author.
+	cust, _ := tenant.Customer(ctx)
+	ctx = auth.WithPrincipal(ctx, &auth.Principal{Customer: cust, Subject: in.Pipeline, ClientID: in.Pipeline})
+	out, err := a.dbOp(ctx, s, id, data, filter)
+	if err != nil {
+		var apiErr *api.Error
+		if errors.As(err, &apiErr) && apiErr.Status < 500 {
+			return StepOutput{}, sc.fail("db", true, errors.New(apiErrorText(apiErr)))
+		}
+		return StepOutput{}, err
+	}
+	return sc.finish(start, input, out, nil)
+}
+
+// isEmptyMap: Render turns an unset (nil) data or filter into an empty map.
+func isEmptyMap(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 0
+}
+
+func (a *Activities) dbOp(ctx context.Context, s pipeline.Step, id string, data, filter map[string]any) (any, error) {
+	switch s.Op {
+	case pipeline.OpCreate:
+		return a.Records.Create(ctx, s.Collection, data)
+	case pipeline.OpUpdate:
+		return a.Records.Update(ctx, s.Collection, id, data)
+	case pipeline.OpDelete:
+		return a.Records.Delete(ctx, s.Collection, id)
+	case pipeline.OpRead:
+		if id != "" {
+			return a.Records.Get(ctx, s.Collection, id)
+		}
+		limit := s.Limit
+		if limit == 0 {
+			limit = 25
+		}
+		docs, err := a.Records.Find(ctx, s.Collection, filter, limit)
+		if err != nil {
+			return nil, err
+		}
+		list := make([]any, len(docs))
+		for i, d := range docs {
+			list[i] = d
+		}
+		return map[string]any{"records": list, "count": len(list)}, nil
+	}
+	return nil, fmt.Errorf("unknown op %q", s.Op)
+}
+
+func apiErrorText(e *api.Error) string {
+	var parts []string
+	for _, en := range e.Entries {
+		if en.Field != "" {
+			parts = append(parts, en.Field+": "+en.Message)
+		} else {
+			parts = append(parts, en.Message)
+		}
+	}
+	if len(parts) == 0 {
+		return http.StatusText(e.Status)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// RunNotification sends the notification step's message.
+func (a *Activities) RunNotification(ctx context.Context, in StepInput) (StepOutput, error) {
+	start := time.Now()
+	sc, err := a.scopeFor(ctx, in)
+	if err != nil {
+		return StepOutput{}, err
+	}
+	s := in.Step
+	m := notify.Message{Channel: s.Channel, To: recipients(pipeline.Render(s.To, sc.vars)),
+		Subject: pipeline.RenderText(s.Subject, sc.vars), Body: pipeline.RenderText(s.Template, sc.vars)}
+	input := map[string]any{"channel": m.Channel, "to": store.List(m.To), "subject": m.Subject, "body": m.Body}
+	if a.Notifier == nil {
+		return StepOutput{}, stepFailure("notification", "notifications are not configured in this worker", true, nil)
+	}
+	if err := a.Notifier.Send(ctx, m); err != nil {
+		return StepOutput{}, sc.fail("notification", notify.IsPermanent(err), err)
+	}
+	return sc.finish(start, input, map[string]any{"sent": true, "channel": m.Channel, "recipients": len(m.To)}, nil)
+}
+
+func recipients(v any) []string {
+	switch t := v.(type) {
+	case string:
+		if t == "" {
+			return nil
+		}
+		return []string{t}
+	case []any:
+		var out []string
+		for _, e := range t {
+			out = append(out, recipients(e)...)
+		}
+		return out
+	case nil:
+		return nil
+	}
+	return []string{pipeline.Text(v)}
+}

@@ -1,0 +1,258 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"platform/pipeline"
+	"platform/runs"
+	"platform/sandbox"
+	"platform/store"
+)
+
+// Pipeline step dependencies, each the small interface the steps use.
+type (
+	// Sandbox runs user code in child processes (sandbox.Pool).
+	Sandbox interface {
+		Run(ctx context.Context, req sandbox.Request) (sandbox.Result, error)
+	}
+	// SecretSource decrypts the customer's active credentials, keyed by
+	// credential name (credentials.Vault).
+	SecretSource interface {
+		Secrets(ctx context.Context, st store.Store) (map[string]any, error)
+	}
+	// Records runs create/read/update/delete on a declared resource of the
+	// customer in ctx with the API's validation, hooks and events (api.Records).
+	Records interface {
+		Create(ctx context.Context, plural string, data map[string]any) (store.Doc, error)
+		Get(ctx context.Context, plural, id string) (store.Doc, error)
+		Find(ctx context.Context, plural string, filter map[string]any, limit int) ([]store.Doc, error)
+		Update(ctx context.Context, plural, id string, data map[string]any) (store.Doc, error)
+		Delete(ctx context.Context, plural, id string) (store.Doc, error)
+	}
+)
+
+// ErrTypeStep is the error type of a failed step; its details are a
+// StepError.
+const ErrTypeStep = "StepFailed"
+
+// MaxStepOutputBytes caps one step's output (it travels in the run's
+// history and record).
+const MaxStepOutputBytes = 256 << 10
+
+// StepInput is one step to execute: its definition and the run's scope
+// (the template roots event, input, consumer, customer and the outputs of
+// the steps it refers to; never secrets: activities add them).
+type StepInput struct {
+	RunID    string
+	Pipeline string // the run's pipeline: the author of what its db steps write
+	Step     pipeline.Step
+	Scope map[string]any
+}
+
+// StepOutput is a step's result; Input is what the step consumed after
+// its templates were rendered, with secrets redacted.
+type StepOutput struct {
+	Input      any
+	Output     any
+	Logs       []string
+	DurationMs float64
+}
+
+// stepFailure is a step error for the workflow: retried by the step's
+// retry policy unless permanent.
+func stepFailure(kind, msg string, permanent bool, cause error) error {
+	d := StepError{Kind: kind, Message: msg}
+	return temporal.NewApplicationErrorWithOptions(msg, ErrTypeStep, temporal.ApplicationErrorOptions{
+		NonRetryable: permanent, Cause: cause, Details: []any{d},
+	})
+}
+
+// stepScope is the scope of one step with the secrets it refers to, and a
+// redactor hiding them in everything the step records or returns.
+type stepScope struct {
+	vars   map[string]any
+	redact *pipeline.Redactor
+}
+
+func (a *Activities) scopeFor(ctx context.Context, in StepInput) (stepScope, error) {
+	refs, _ := pipeline.Refs(pipeline.StepSettings(&in.Step))
+	needs := false
+	for _, r := range refs {
+		needs = needs || r.Root() == pipeline.RootSecrets
+	}
+	if !needs {
+		return stepScope{vars: in.Scope}, nil
+	}
+	if a.Secrets == nil {
+		return stepScope{}, stepFailure("secrets", "secrets are not available in this worker (no master key)", true, nil)
+	}
+	secrets, err := a.Secrets.Secrets(ctx, a.Store)
+	if err != nil {
+		return stepScope{}, err
+	}
+	vars := make(map[string]any, len(in.Scope)+1)
+	for k, v := range in.Scope {
+		vars[k] = v
+	}
+	vars[pipeline.RootSecrets] = secrets
+	return stepScope{vars: vars, redact: pipeline.NewRedactor(stringLeaves(secrets))}, nil
+}
+
+func stringLeaves(v any) []string {
+	switch t := v.(type) {
+	case string:
+		if t != "" {
+			return []string{t}
+		}
+	case map[string]any:
+		var out []string
+		for _, e := range t {
+			out = append(out, stringLeaves(e)...)
+		}
+		return out
+	case []any:
+		var out []string
+		for _, e := range t {
+			out = append(out, stringLeaves(e)...)
+		}
+		return out
+	}
+	return nil
+}
+
+// finish measures the step, caps its output and hides secrets in it.
+func (s stepScope) finish(start time.Time, input, output any, logs []string) (StepOutput, error) {
+	out := StepOutput{Input: s.redact.Value(input), Output: s.redact.Value(output), DurationMs: ms(time.Since(start))}
+	for _, l := range logs {
+		out.Logs = append(out.Logs, s.redact.String(l))
+	}
+	if raw, err := json.Marshal(out.Output); err != nil || len(raw) > MaxStepOutputBytes {
+		return StepOutput{}, stepFailure("output_too_large", fmt.Sprintf("the step's output is larger than %d bytes", MaxStepOutputBytes), true, nil)
+	}
+	return out, nil
+}
+
+func (s stepScope) fail(kind string, permanent bool, err error) error {
+	return stepFailure(kind, s.redact.String(err.Error()), permanent, nil)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// RunTransform evaluates a JSONata or JavaScript expression over the
+// run's scope in the sandbox.
+func (a *Activities) RunTransform(ctx context.Context, in StepInput) (StepOutput, error) {
+	start := time.Now()
+	kind := sandbox.KindJSONata
+	if in.Step.Language == pipeline.LangJavaScript {
+		kind = sandbox.KindJSExpression
+	}
+	input := map[string]any{"language": string(kind), "expression": in.Step.Expression}
+	out, logs, err := a.runCode(ctx, sandbox.Request{Kind: kind, Code: in.Step.Expression, TimeoutMs: in.Step.TimeoutMs}, in.Scope, nil)
+	if err != nil {
+		return StepOutput{}, err
+	}
+	return stepScope{}.finish(start, input, out, logs)
+}
+
+// runCode runs user code with input in the sandbox and decodes its output;
+// redact hides secrets in the error and logs of a failed call (the caller
+// redacts those of a successful one in finish).
+func (a *Activities) runCode(ctx context.Context, req sandbox.Request, input any, redact *pipeline.Redactor) (any, []string, error) {
+	if a.Sandbox == nil {
+		return nil, nil, stepFailure("sandbox", "the sandbox is not available in this worker", true, nil)
+	}
+	raw, err := json.Marshal(input)
+	if err != nil {
+		return nil, nil, stepFailure("input", "the step's input is not JSON: "+err.Error(), true, nil)
+	}
+	req.Input = raw
+	res, err := a.Sandbox.Run(ctx, req)
+	if err != nil {
+		return nil, nil, err // the pool itself failed: retried
+	}
+	if res.Error != nil {
+		res.Error.Message = redact.String(res.Error.Message)
+		for i, l := range res.Logs {
+			res.Logs[i] = redact.String(l)
+		}
+		d := StepError{Kind: res.Error.Kind, Message: res.Error.Message, Line: res.Error.Line, Column: res.Error.Column}
+		return nil, res.Logs, temporal.NewApplicationErrorWithOptions(res.Error.Error(), ErrTypeStep, temporal.ApplicationErrorOptions{
+			Details: []any{d, res.Logs},
+		})
+	}
+	var out any
+	if err := json.Unmarshal(res.Output, &out); err != nil {
+		return nil, res.Logs, stepFailure("output", "the code's output is not JSON", true, err)
+	}
+	return out, res.Logs, nil
+}
+
+// RunFunction calls the deployed version of a custom function with the
+// step's input (the run's input when the step sets none).
+func (a *Activities) RunFunction(ctx context.Context, in StepInput) (StepOutput, error) {
+	start := time.Now()
+	sc, err := a.scopeFor(ctx, in)
+	if err != nil {
+		return StepOutput{}, err
+	}
+	fn, err := a.DeployedFunction(ctx, in.Step.Function)
+	if err != nil {
+		return StepOutput{}, err
+	}
+	var arg any = in.Scope["input"]
+	if in.Step.Input != nil {
+		arg = pipeline.Render(in.Step.Input, sc.vars)
+	}
+	out, logs, err := a.runCode(ctx, sandbox.Request{Kind: sandbox.KindJSFunction, Code: fn.Code, TimeoutMs: fn.TimeoutMs}, arg, sc.redact)
+	if err != nil {
+		return StepOutput{}, err
+	}
+	return sc.finish(start, map[string]any{"function": in.Step.Function, "version": fn.Version, "input": arg}, out, logs)
+}
+
+// Function is a deployed custom function.
+type Function struct {
+	ID        string
+	Version   int
+	Code      string
+	TimeoutMs int
+}
+
+// DeployedFunction loads the frozen code of a function's deployed version.
+func (a *Activities) DeployedFunction(ctx context.Context, id string) (Function, error) {
+	return LoadDeployedFunction(ctx, a.Store, id)
+}
+
+// FunctionVersionID is the id of a function version's frozen code.
+func FunctionVersionID(function string, version int) string {
+	return runs.DerivedID("function-version", function, strconv.Itoa(version))
+}
+
+// LoadDeployedFunction loads the frozen code of a function's deployed
+// version; a function never deployed or gone is a permanent step error.
+func LoadDeployedFunction(ctx context.Context, st store.Store, id string) (Function, error) {
+	f, err := st.Collection(runs.Functions).Get(ctx, id, "deployedVersion")
+	if errors.Is(err, store.ErrNotFound) {
+		return Function{}, stepFailure("function", fmt.Sprintf("function %s does not exist", id), true, nil)
+	}
+	if err != nil {
+		return Function{}, err
+	}
+	v := runs.IntOf(f["deployedVersion"])
+	if v == 0 {
+		return Function{}, stepFailure("function", fmt.Sprintf("function %s has not been deployed", id), true, nil)
+	}
+	doc, err := st.Collection(runs.FunctionVersions).Get(ctx, FunctionVersionID(id, v))
+	if err != nil {
+		return Function{}, fmt.Errorf("load version %d of function %s: %w", v, id, err)
+	}
+	code, _ := doc["code"].(string)
+	return Function{ID: id, Version: v, Code: code, TimeoutMs: runs.IntOf(doc["timeoutMs"])}, nil
+}

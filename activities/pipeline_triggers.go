@@ -1,0 +1,153 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"platform/query"
+	"platform/runs"
+	"platform/store"
+	"platform/webhook"
+)
+
+// LaunchEventRunsInput names a stored event of the customer in ctx.
+type LaunchEventRunsInput struct {
+	EventID string
+	Event   string
+}
+
+// LaunchEventRunsOutput lists the runs the event started (or had started).
+type LaunchEventRunsOutput struct {
+	Runs []string
+}
+
+// LaunchEventRuns starts a run of every active pipeline whose trigger
+// selects the event: an inline trigger (event name or wildcard, optional
+// filter on the event's data) or a reusable event trigger. Run ids derive
+// from the event and the pipeline, so a repeated dispatch starts nothing
+// twice.
+func (a *Activities) LaunchEventRuns(ctx context.Context, in LaunchEventRunsInput) (LaunchEventRunsOutput, error) {
+	if a.Launcher == nil {
+		return LaunchEventRunsOutput{}, nil
+	}
+	pipes, err := a.Store.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Filter: query.Eq("active", true)})
+	if err != nil || len(pipes) == 0 {
+		return LaunchEventRunsOutput{}, err
+	}
+	var ev *storedEvent
+	load := func() (*storedEvent, error) {
+		if ev == nil {
+			e, err := a.loadEvent(ctx, in.EventID)
+			if err != nil {
+				return nil, err
+			}
+			ev = &e
+		}
+		return ev, nil
+	}
+	triggers := map[string]bool{} // reusable event triggers that select the event
+	var out LaunchEventRunsOutput
+	for _, p := range pipes {
+		t, _ := p["trigger"].(store.Doc)
+		selected, err := a.selects(ctx, t, in.Event, load, triggers)
+		if err != nil {
+			return out, err
+		}
+		if !selected {
+			continue
+		}
+		e, err := load()
+		if err != nil {
+			return out, err
+		}
+		trig, _ := t["id"].(string)
+		id, err := a.Launcher.Launch(ctx, runs.Launch{
+			RunID: runs.DerivedID("event", in.EventID, p["_id"].(string)), Pipeline: p, TriggeredBy: runs.ByEvent, Trigger: trig,
+			Event: runs.Event{ID: in.EventID, Name: e.Name, Timestamp: e.Timestamp, Data: e.Data},
+		})
+		if err != nil {
+			return out, fmt.Errorf("start run of pipeline %s: %w", p["_id"], err)
+		}
+		out.Runs = append(out.Runs, id)
+	}
+	return out, nil
+}
+
+// selects reports whether a pipeline's trigger selects the event.
+func (a *Activities) selects(ctx context.Context, t store.Doc, name string, load func() (*storedEvent, error), cache map[string]bool) (bool, error) {
+	if id, _ := t["id"].(string); id != "" {
+		if v, ok := cache[id]; ok {
+			return v, nil
+		}
+		trig, err := a.Store.Collection(runs.Triggers).Get(ctx, id)
+		if err != nil && err != store.ErrNotFound {
+			return false, err
+		}
+		ok := false
+		if err == nil && trig["type"] == "event" && trig["active"] != false {
+			ok, err = eventSelected(trig, name, load)
+		}
+		cache[id] = ok
+		return ok, err
+	}
+	return eventSelected(t, name, load)
+}
+
+// eventSelected applies an event pattern and optional filter (the fields
+// event and filter of an inline trigger or of a trigger record).
+func eventSelected(t store.Doc, name string, load func() (*storedEvent, error)) (bool, error) {
+	pattern, _ := t["event"].(string)
+	if pattern == "" || !webhook.Matches([]string{pattern}, name) {
+		return false, nil
+	}
+	f, _ := t["filter"].(store.Doc)
+	if len(f) == 0 {
+		return true, nil
+	}
+	expr, err := query.Parse(f, nil)
+	if err != nil {
+		return false, nil // saved filters are valid; a broken one selects nothing
+	}
+	e, err := load()
+	if err != nil {
+		return false, err
+	}
+	return query.Match(expr, e.Data), nil
+}
+
+// LaunchTriggerRunsInput is one firing of a reusable trigger (a cron tick
+// or an incoming webhook call).
+type LaunchTriggerRunsInput struct {
+	Trigger     string
+	TriggeredBy string
+	FiringID    string // makes the runs of one firing idempotent
+	Event       runs.Event
+}
+
+// LaunchTriggerRuns starts a run of every active pipeline that uses the
+// trigger.
+func (a *Activities) LaunchTriggerRuns(ctx context.Context, in LaunchTriggerRunsInput) (LaunchEventRunsOutput, error) {
+	var out LaunchEventRunsOutput
+	if a.Launcher == nil {
+		return out, fmt.Errorf("pipelines cannot be started from this worker")
+	}
+	pipes, err := a.Store.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Filter: query.AllOf(query.Eq("active", true), query.Eq("trigger.id", in.Trigger))})
+	if err != nil {
+		return out, err
+	}
+	if in.Event.Timestamp.IsZero() {
+		in.Event.Timestamp = time.Now().UTC().Truncate(time.Millisecond)
+	}
+	for _, p := range pipes {
+		id, err := a.Launcher.Launch(ctx, runs.Launch{
+			RunID: runs.DerivedID(in.TriggeredBy, in.FiringID, p["_id"].(string)), Pipeline: p,
+			TriggeredBy: in.TriggeredBy, Trigger: in.Trigger, Event: in.Event,
+		})
+		if err != nil {
+			return out, fmt.Errorf("start run of pipeline %s: %w", p["_id"], err)
+		}
+		out.Runs = append(out.Runs, id)
+	}
+	return out, nil
+}

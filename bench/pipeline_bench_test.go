@@ -1,0 +1,192 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"platform/query"
+	"platform/runs"
+	"platform/store"
+	"platform/temporalx"
+	"platform/testenv"
+)
+
+// TestMain serves the sandbox children of the platforms the benchmarks
+// start: user code (the pipeline's transform) runs in children of this
+// test binary (see testenv.SandboxMain).
+func TestMain(m *testing.M) { testenv.SandboxMain(m) }
+
+// BenchmarkPipelineRuns measures pipeline runs against the floor they stand
+// on, on the embedded SQLite store and the Temporal server testenv
+// provides. Each round (one line; -count repeats it) measures, one after
+// the other so that the comparison sees the same machine load, b.N of each
+// with writers (20) concurrent starters, every one waiting for its
+// workflow's completion:
+//   - a workflow that does nothing (empty-workflows/s);
+//   - a workflow running one no-op local activity: the raw trivial-workflow
+//     rate the pipeline rate is compared with (raw-workflows/s, raw-p50-ms,
+//     raw-p99-ms);
+//   - a 3-step pipeline (JSONata transform in the sandbox, condition, db
+//     create of a CRM task), started through the launcher as the run action
+//     does (run record written, then the workflow started) and timed from
+//     the start to the workflow's completion (the run record says success
+//     just before): runs/s, p50-ms, p99-ms; ns/op is the pipeline phase.
+//
+// pipeline/raw is runs/s over raw-workflows/s; the goal is at least 0.5.
+//
+// Run: make bench-pipelines (or go test -run '^$' -bench PipelineRuns -benchtime 300x ./bench/).
+func BenchmarkPipelineRuns(b *testing.B) {
+	p := testenv.NewPlatform(b, testenv.Options{Store: "sqlite", Worker: true})
+	tok := p.Token("automation.*", "crm.*")
+	r := p.Do("POST", "/automation/pipelines", tok, map[string]any{
+		"name": "bench three steps",
+		"steps": []any{
+			map[string]any{"id": "shape", "type": "transform", "language": "jsonata",
+				"expression": `{"title": "Bench " & input.email, "lead": input.kind = "lead"}`},
+			map[string]any{"id": "check", "type": "condition", "if": map[string]any{"steps.shape.output.lead": true}, "then": "task", "else": "end"},
+			map[string]any{"id": "task", "type": "db", "collection": "tasks", "op": "create",
+				"data": map[string]any{"title": "{{steps.shape.output.title}}", "priority": "low"}},
+		},
+	})
+	if r.Status != 201 {
+		b.Fatalf("create pipeline: %d %s", r.Status, r.Body)
+	}
+	pipe, err := p.Store.Collection(runs.Pipelines).Get(p.Ctx(), r.Payload()["_id"].(string))
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw := startRawWorker(b, p)
+	b.Run("3steps", func(b *testing.B) {
+		b.StopTimer()
+		empty := runRawWorkflows(b, p, raw, "BenchPipeEmpty")
+		local := runRawWorkflows(b, p, raw, "BenchPipeLocal")
+		b.StartTimer()
+		pipeline := runPipelines(b, p, pipe)
+		b.StopTimer()
+
+		rate := report(b, pipeline.lat, pipeline.elapsed, "runs/s")
+		rawRate := local.rate()
+		b.ReportMetric(rawRate, "raw-workflows/s")
+		b.ReportMetric(ms(local.quantile(50)), "raw-p50-ms")
+		b.ReportMetric(ms(local.quantile(99)), "raw-p99-ms")
+		b.ReportMetric(empty.rate(), "empty-workflows/s")
+		b.ReportMetric(rate/rawRate, "pipeline/raw")
+		if b.N > 1 {
+			fmt.Printf("pipelines: %.1f runs/s (p50 %.0f ms, p99 %.0f ms); trivial workflows: %.1f/s with one local activity (p50 %.0f ms, p99 %.0f ms), %.1f/s empty; pipeline/raw %.2f (goal >= 0.50)\n",
+				rate, ms(pipeline.quantile(50)), ms(pipeline.quantile(99)), rawRate, ms(local.quantile(50)), ms(local.quantile(99)), empty.rate(), rate/rawRate)
+		}
+	})
+}
+
+// timings are the latencies of one phase and its wall-clock time.
+type timings struct {
+	lat     []time.Duration
+	elapsed time.Duration
+}
+
+func (t timings) rate() float64 { return float64(len(t.lat)) / t.elapsed.Seconds() }
+
+// quantile returns the q-th percentile (lat sorted by then, or sorted here).
+func (t timings) quantile(q int) time.Duration {
+	sort.Slice(t.lat, func(i, j int) bool { return t.lat[i] < t.lat[j] })
+	return t.lat[len(t.lat)*q/100]
+}
+
+// startRawWorker runs the trivial workflows on their own task queue of the
+// same server, with the same (default) worker options as the platform's.
+func startRawWorker(b *testing.B, p *testenv.Platform) string {
+	queue := p.TaskQueue + "-raw"
+	w := sdkworker.New(p.Temporal, queue, sdkworker.Options{})
+	w.RegisterWorkflowWithOptions(func(workflow.Context) error { return nil }, workflow.RegisterOptions{Name: "BenchPipeEmpty"})
+	w.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
+		ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: 10 * time.Second})
+		return workflow.ExecuteLocalActivity(ctx, "BenchPipeNoop").Get(ctx, nil)
+	}, workflow.RegisterOptions{Name: "BenchPipeLocal"})
+	w.RegisterActivityWithOptions(func(context.Context) error { return nil }, activity.RegisterOptions{Name: "BenchPipeNoop"})
+	if err := w.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(w.Stop)
+	return queue
+}
+
+func runRawWorkflows(b *testing.B, p *testenv.Platform, queue, name string) timings {
+	var mu sync.Mutex
+	var lat []time.Duration
+	var failed atomic.Int64
+	begin := time.Now()
+	parallel(b.N, func(int) {
+		t0 := time.Now()
+		run, err := p.Temporal.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: store.NewID(), TaskQueue: queue}, name)
+		if err == nil {
+			err = run.Get(context.Background(), nil)
+		}
+		if err != nil {
+			failed.Add(1)
+			return
+		}
+		mu.Lock()
+		lat = append(lat, time.Since(t0))
+		mu.Unlock()
+	})
+	elapsed := time.Since(begin)
+	if failed.Load() > 0 {
+		b.Fatalf("%d %s workflows failed", failed.Load(), name)
+	}
+	return timings{lat, elapsed}
+}
+
+// runPipelines launches b.N runs as the run action does and waits for
+// each workflow; at the end every run record must say success.
+func runPipelines(b *testing.B, p *testenv.Platform, pipe store.Doc) timings {
+	ctx := p.Ctx()
+	launcher := &runs.Launcher{Store: p.Store, Starter: &temporalx.Starter{Client: p.Temporal, TaskQueue: p.TaskQueue}}
+	tag := round.Add(1)
+	var mu sync.Mutex
+	var lat []time.Duration
+	var failed atomic.Int64
+	var firstErr atomic.Value
+	fail := func(err error) {
+		failed.Add(1)
+		firstErr.CompareAndSwap(nil, err)
+	}
+	begin := time.Now()
+	parallel(b.N, func(i int) {
+		t0 := time.Now()
+		id, err := launcher.Launch(ctx, runs.Launch{
+			Pipeline: pipe, TriggeredBy: runs.ByManual,
+			Event: runs.Event{Name: "manual", Timestamp: t0.UTC().Truncate(time.Millisecond),
+				Data: map[string]any{"email": fmt.Sprintf("run%d-%d@example.com", tag, i), "kind": "lead"}},
+		})
+		if err != nil {
+			fail(err)
+			return
+		}
+		if err := p.Temporal.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
+			fail(fmt.Errorf("run %s: %w", id, err))
+			return
+		}
+		mu.Lock()
+		lat = append(lat, time.Since(t0))
+		mu.Unlock()
+	})
+	elapsed := time.Since(begin)
+	if failed.Load() > 0 {
+		b.Fatalf("%d runs failed, first: %v", failed.Load(), firstErr.Load())
+	}
+	notOK := query.Field{Path: "status", Conds: []query.Cond{query.Compare{Op: query.OpNe, Value: runs.StatusSuccess}}}
+	if n, err := p.Store.Collection(runs.Runs).Count(ctx, notOK); err != nil || n > 0 {
+		b.Fatalf("%d run records do not say success (%v)", n, err)
+	}
+	return timings{lat, elapsed}
+}

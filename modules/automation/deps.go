@@ -1,0 +1,62 @@
+package automation
+
+import (
+	"context"
+	"net/http"
+
+	"platform/api"
+	"platform/runs"
+	"platform/sandbox"
+	"platform/store"
+)
+
+// Deps are what the pipeline, trigger, function and run resources need
+// beyond api.Services. A nil dependency makes the routes that need it
+// answer 503 (a process without Temporal or without a sandbox).
+type Deps struct {
+	// Store serves the public webhook-trigger route (which has no
+	// api.Services); Starter starts workflows there.
+	Store   store.Store
+	Starter api.WorkflowStarter
+	// Code runs and compiles user code (sandbox.Pool).
+	Code CodeRunner
+	// Launcher starts pipeline runs.
+	Launcher *runs.Launcher
+	// Runs cancels running pipeline runs.
+	Runs RunCanceller
+	// Schedules keeps each cron trigger's Temporal schedule in step with
+	// its record.
+	Schedules ScheduleSync
+	// Records tells which collections db steps may use (api.Records).
+	Records RecordResources
+	// GatewayURL is the public base address incoming-webhook URLs start with.
+	GatewayURL string
+	// HookLimiter limits the calls of each incoming-webhook URL.
+	HookLimiter api.Limiter
+}
+
+// CodeRunner runs and checks user code in the sandbox.
+type CodeRunner interface {
+	Run(ctx context.Context, req sandbox.Request) (sandbox.Result, error)
+	Compile(ctx context.Context, kind sandbox.Kind, code string) (*sandbox.Error, error)
+}
+
+// RunCanceller asks a running workflow to cancel.
+type RunCanceller interface {
+	CancelWorkflow(ctx context.Context, workflowID, runID string) error
+}
+
+// ScheduleSync mirrors cron triggers into Temporal schedules.
+type ScheduleSync interface {
+	Sync(ctx context.Context, trigger store.Doc) error
+	Remove(ctx context.Context, triggerID string) error
+}
+
+// RecordResources resolves the collections db steps may use.
+type RecordResources interface {
+	Resource(plural string, write bool) (*api.Resource, error)
+}
+
+func unavailable(what string) error {
+	return api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "%s is unavailable in this process", what)
+}

@@ -1,0 +1,95 @@
+package automation
+
+import (
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"platform/api"
+	"platform/runs"
+	"platform/store"
+	"platform/tenant"
+)
+
+// hookRoutes serves the public URLs of webhook triggers:
+// POST /automation/hooks/:trigger/:token. No platform token is needed; the
+// URL's token is the credential. Anything wrong with the URL is a 404 (a
+// wrong token must not reveal that the trigger exists), each trigger has
+// its own rate limit, and the JSON body becomes the event data of the runs
+// of every active pipeline using the trigger. The answer is 202 once the
+// firing is durable in Temporal.
+func hookRoutes(d Deps) func(r *api.ModuleRouter) {
+	return func(r *api.ModuleRouter) {
+		r.HandlePublic(http.MethodPost, "/hooks/:id/:token", func(req *api.Request) (*api.Response, error) { return receiveHook(d, req) })
+	}
+}
+
+func hookNotFound() error {
+	return api.NewError(http.StatusNotFound, api.CodeNotFound, "", "no webhook trigger has this URL")
+}
+
+func receiveHook(d Deps, req *api.Request) (*api.Response, error) {
+	id, token := req.Param("id"), req.Param("token")
+	if !store.ValidID(id) || token == "" || len(token) > 100 {
+		return nil, hookNotFound()
+	}
+	hash := tokenHash(token)
+	ix, err := d.Store.Global(HookTokens).Get(req.Ctx, runs.DerivedID(hash))
+	if errors.Is(err, store.ErrNotFound) || (err == nil && ix["trigger"] != id) {
+		return nil, hookNotFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	cust, _ := ix["customer"].(string)
+	ctx := tenant.WithCustomer(req.Ctx, cust)
+	t, err := d.Store.Collection(runs.Triggers).Get(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, hookNotFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	stored, _ := t["tokenHash"].(string)
+	if t["type"] != TriggerWebhook || t["active"] == false || subtle.ConstantTimeCompare([]byte(stored), []byte(hash)) != 1 {
+		return nil, hookNotFound()
+	}
+	if err := d.takeHook(req, id); err != nil {
+		return nil, err
+	}
+	body, err := req.JSON()
+	if err != nil {
+		return nil, err
+	}
+	if d.Starter == nil {
+		return nil, unavailable("starting runs")
+	}
+	firing := "webhook-" + store.NewID()
+	in := runs.FireInput{Trigger: id, TriggeredBy: runs.ByWebhook, Event: runs.Event{
+		Name: "webhook", Timestamp: time.Now().UTC().Truncate(time.Millisecond), Data: body,
+	}}
+	if _, err := d.Starter.StartOnce(ctx, firing, map[string]string{runs.AttrCustomer: cust}, runs.FireWorkflow, in); err != nil {
+		return nil, api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the call could not be accepted; try again").WithCause(err)
+	}
+	return &api.Response{Status: http.StatusAccepted, Payload: map[string]any{"accepted": true, "firing": firing, "trigger": id}}, nil
+}
+
+// takeHook counts one call of the trigger's URL.
+func (d Deps) takeHook(req *api.Request, trigger string) error {
+	if d.HookLimiter == nil {
+		return nil
+	}
+	info, err := d.HookLimiter.Take(req.Ctx, "hook:"+trigger)
+	if err != nil {
+		return api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "rate limiter unavailable").WithCause(err)
+	}
+	if !info.Allowed {
+		wait := max(int(time.Until(info.Reset).Seconds()+0.999), 1)
+		e := api.NewError(http.StatusTooManyRequests, api.CodeRateLimit, "", "this webhook URL takes at most %d calls per window; retry in %d s", info.Limit, wait)
+		e.Header = http.Header{"Retry-After": {strconv.Itoa(wait)}}
+		return e
+	}
+	return nil
+}

@@ -1,0 +1,229 @@
+package automation
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"platform/api"
+	"platform/query"
+	"platform/runs"
+	"platform/store"
+	"platform/tenant"
+	"platform/webhook"
+)
+
+// Trigger types.
+const (
+	TriggerEvent   = "event"
+	TriggerCron    = "cron"
+	TriggerWebhook = "webhook"
+	TriggerManual  = "manual"
+)
+
+// HookTokens is the global index from an incoming-webhook token's hash to
+// its customer and trigger: the public URL carries no customer.
+const HookTokens = "triggerhooks"
+
+// settingsOfTrigger lists the settings each trigger type takes.
+var settingsOfTrigger = map[string][]string{
+	TriggerEvent: {"event", "filter"}, TriggerCron: {"cron", "timezone"}, TriggerWebhook: {}, TriggerManual: {},
+}
+
+// Triggers declares /triggers: reusable starts of pipelines. A pipeline
+// uses one with trigger {id}; one trigger can start several pipelines.
+func Triggers(d Deps) *api.Resource {
+	return &api.Resource{
+		Module: "automation", Plural: runs.Triggers, Title: "trigger",
+		Fields: []api.Field{
+			{Name: "name", Type: api.TString, Required: true, MaxLen: 200, Filter: true, Sort: true},
+			{Name: "description", Type: api.TString, MaxLen: 2000},
+			{Name: "type", Type: api.TString, Required: true, Enum: []string{TriggerEvent, TriggerCron, TriggerWebhook, TriggerManual}, Filter: true, Sort: true,
+				Description: "event: a platform event (event, filter); cron: a schedule (cron, timezone); webhook: an incoming HTTP call on a public URL; manual: POST /pipelines/:id/actions/run"},
+			{Name: "active", Type: api.TBool, Default: true, Filter: true, Description: "inactive triggers start nothing (a cron trigger's schedule is removed, a webhook URL answers 404)"},
+			{Name: "event", Type: api.TString, MaxLen: 200, Filter: true, Description: "event name or wildcard (event triggers)"},
+			{Name: "filter", Type: api.TObject, FreeForm: true, Description: "filter on the event's data in the list query language (event triggers)"},
+			{Name: "cron", Type: api.TString, MaxLen: 200, Description: "five-field cron expression or @hourly, @daily, @every 15m ... (cron triggers)"},
+			{Name: "timezone", Type: api.TString, MaxLen: 64, Description: "IANA time zone of the cron expression, default UTC"},
+			{Name: "tokenHash", Type: api.TString, ReadOnly: true, WriteOnly: true},
+			{Name: "webhookUrl", Type: api.TString, ReadOnly: true, Virtual: true,
+				Description: "the public URL of a webhook trigger; shown only in the answers of create and rotateToken (it holds the secret token)"},
+		},
+		Actions: []api.Action{{
+			Name: "rotateToken", Title: "replace the webhook URL's token (the old URL stops working)", Event: "rotated",
+			Run: func(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) { return rotateToken(ctx, d, call) },
+		}},
+		Relations: []api.Relation{{Rel: "pipelines", Title: "pipelines using the trigger", Module: "automation", Plural: runs.Pipelines, Right: "automation.pipelines.view"}},
+		Hooks: api.Hooks{
+			BeforeWrite: func(ctx context.Context, w *api.Write) error { return triggerWrite(ctx, d, w) },
+			AfterDelete: func(ctx context.Context, s *api.Services, old store.Doc) error { return triggerDeleted(ctx, d, s, old) },
+		},
+	}
+}
+
+func triggerWrite(ctx context.Context, d Deps, w *api.Write) error {
+	if errs := checkTrigger(w); len(errs) > 0 {
+		return api.Invalid(errs...)
+	}
+	id, _ := w.New["_id"].(string)
+	typ := w.New["type"]
+	if typ == TriggerWebhook && (w.Old == nil || w.Old["tokenHash"] == nil) {
+		if err := issueToken(ctx, d, w.Services, id, w); err != nil {
+			return err
+		}
+	}
+	if typ != TriggerWebhook && w.Old != nil && w.Old["tokenHash"] != nil {
+		if err := dropToken(ctx, w.Services, w.Old); err != nil {
+			return err
+		}
+		delete(w.New, "tokenHash")
+	}
+	if typ == TriggerCron || (w.Old != nil && w.Old["type"] == TriggerCron) {
+		if d.Schedules == nil {
+			return unavailable("cron schedules")
+		}
+		if err := d.Schedules.Sync(ctx, w.New); err != nil {
+			return api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the trigger's schedule could not be saved; try again").WithCause(err)
+		}
+	}
+	return nil
+}
+
+// checkTrigger validates the settings of the trigger's type and refuses
+// those of other types.
+func checkTrigger(w *api.Write) []api.ErrorEntry {
+	typ, _ := w.New["type"].(string)
+	var errs []api.ErrorEntry
+	for _, k := range []string{"event", "filter", "cron", "timezone"} {
+		if w.New[k] != nil && !slices.Contains(settingsOfTrigger[typ], k) {
+			errs = append(errs, api.FieldError(api.CodeInvalid, k, "%s is not a setting of %s triggers", k, typ))
+		}
+	}
+	switch typ {
+	case TriggerEvent:
+		ev, _ := w.New["event"].(string)
+		if ev == "" {
+			errs = append(errs, api.FieldError(api.CodeRequired, "event", "event triggers need event: an event name such as consumers.created, or a wildcard"))
+		} else if why := webhook.CheckPattern(ev, w.Services.Registry.EventNames()); why != "" {
+			errs = append(errs, api.FieldError(api.CodeInvalid, "event", "%q %s", ev, why))
+		}
+		if f, ok := w.New["filter"].(map[string]any); ok {
+			if _, err := query.Parse(f, nil); err != nil {
+				errs = append(errs, api.FieldError(api.CodeInvalid, "filter", "filter: %v", err))
+			}
+		}
+	case TriggerCron:
+		errs = append(errs, checkCron(w.New)...)
+	}
+	return errs
+}
+
+func checkCron(t store.Doc) []api.ErrorEntry {
+	var errs []api.ErrorEntry
+	expr, _ := t["cron"].(string)
+	switch {
+	case expr == "":
+		errs = append(errs, api.FieldError(api.CodeRequired, "cron", "cron triggers need cron, e.g. \"0 9 * * 1-5\" or \"@hourly\""))
+	case strings.Contains(expr, "TZ="):
+		errs = append(errs, api.FieldError(api.CodeInvalid, "cron", "set the time zone in timezone, not in the expression"))
+	default:
+		if _, err := cron.ParseStandard(expr); err != nil {
+			errs = append(errs, api.FieldError(api.CodeInvalid, "cron", "cron %q: %v", expr, err))
+		}
+	}
+	tz, _ := t["timezone"].(string)
+	if tz == "" {
+		t["timezone"] = "UTC"
+	} else if _, err := time.LoadLocation(tz); err != nil || tz == "Local" {
+		errs = append(errs, api.FieldError(api.CodeInvalid, "timezone", "timezone %q is not an IANA time zone such as Europe/Berlin", tz))
+	}
+	return errs
+}
+
+// issueToken makes a new unguessable token for a webhook trigger: only
+// its hash is kept, and the URL is shown once (w.Once).
+func issueToken(ctx context.Context, d Deps, s *api.Services, trigger string, w *api.Write) error {
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return err
+	}
+	token := base64.RawURLEncoding.EncodeToString(raw)
+	hash := tokenHash(token)
+	cust, err := tenant.Customer(ctx)
+	if err != nil {
+		return err
+	}
+	if err := s.Store.Global(HookTokens).Insert(ctx, store.Doc{"_id": runs.DerivedID(hash), "trigger": trigger, "customer": cust}); err != nil {
+		return err
+	}
+	w.New["tokenHash"] = hash
+	if w.Once == nil {
+		w.Once = store.Doc{}
+	}
+	w.Once["webhookUrl"] = HookURL(d.GatewayURL, trigger, token)
+	return nil
+}
+
+// HookURL is a webhook trigger's public URL.
+func HookURL(gateway, trigger, token string) string {
+	return strings.TrimRight(gateway, "/") + "/automation/hooks/" + trigger + "/" + token
+}
+
+func tokenHash(token string) string {
+	h := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(h[:])
+}
+
+func dropToken(ctx context.Context, s *api.Services, old store.Doc) error {
+	hash, _ := old["tokenHash"].(string)
+	if hash == "" {
+		return nil
+	}
+	_, err := s.Store.Global(HookTokens).Delete(ctx, query.ID(runs.DerivedID(hash)))
+	return err
+}
+
+func triggerDeleted(ctx context.Context, d Deps, s *api.Services, old store.Doc) error {
+	if err := dropToken(ctx, s, old); err != nil {
+		return err
+	}
+	if old["type"] == TriggerCron && d.Schedules != nil {
+		return d.Schedules.Remove(ctx, old["_id"].(string))
+	}
+	return nil
+}
+
+// rotateToken replaces a webhook trigger's token.
+func rotateToken(ctx context.Context, d Deps, call *api.ActionCall) (*api.ActionResult, error) {
+	if call.Record["type"] != TriggerWebhook {
+		return nil, api.NewError(http.StatusConflict, api.CodeConflict, "type", "only webhook triggers have a token")
+	}
+	w := &api.Write{Old: call.Record, New: store.Doc{}, Services: call.Services}
+	if err := issueToken(ctx, d, call.Services, call.ID, w); err != nil {
+		return nil, err
+	}
+	rec, err := call.Services.Store.Collection(runs.Triggers).Update(ctx, query.ID(call.ID), store.Update{Set: store.Doc{
+		"tokenHash": w.New["tokenHash"], "updatedAt": time.Now().UTC().Truncate(time.Millisecond),
+	}})
+	if err != nil {
+		return nil, err
+	}
+	if err := dropToken(ctx, call.Services, call.Record); err != nil {
+		return nil, err
+	}
+	delete(rec, "tokenHash")
+	out := store.Doc{}
+	for k, v := range rec {
+		out[k] = v
+	}
+	out["webhookUrl"] = w.Once["webhookUrl"]
+	return &api.ActionResult{Payload: out, EventData: rec}, nil
+}

@@ -1,0 +1,160 @@
+package automation_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"platform/config"
+	"platform/runs"
+	"platform/testenv"
+)
+
+func TestTriggerValidation(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	tok := p.Token("automation.*")
+	cases := []struct {
+		name  string
+		body  map[string]any
+		field string
+	}{
+		{"unknown type", map[string]any{"type": "telepathy"}, "type"},
+		{"event without event", map[string]any{"type": "event"}, "event"},
+		{"unknown event", map[string]any{"type": "event", "event": "tasks.exploded"}, "event"},
+		{"bad filter", map[string]any{"type": "event", "event": "tasks.assigned", "filter": map[string]any{"a": map[string]any{"$nope": 1}}}, "filter"},
+		{"cron without cron", map[string]any{"type": "cron"}, "cron"},
+		{"bad cron", map[string]any{"type": "cron", "cron": "61 * * * *"}, "cron"},
+		{"six fields", map[string]any{"type": "cron", "cron": "0 0 9 * * 1"}, "cron"},
+		{"zone in the expression", map[string]any{"type": "cron", "cron": "CRON_TZ=UTC 0 9 * * *"}, "cron"},
+		{"bad zone", map[string]any{"type": "cron", "cron": "@hourly", "timezone": "Mars/Olympus"}, "timezone"},
+		{"cron setting on a webhook", map[string]any{"type": "webhook", "cron": "@hourly"}, "cron"},
+		{"event setting on cron", map[string]any{"type": "cron", "cron": "@hourly", "event": "tasks.assigned"}, "event"},
+	}
+	for _, c := range cases {
+		c.body["name"] = c.name
+		r := p.Do("POST", "/automation/triggers", tok, c.body)
+		require.Equal(t, 422, r.Status, "%s: %s", c.name, r.Body)
+		require.Contains(t, string(r.Body), `"field":"`+c.field+`"`, c.name)
+	}
+}
+
+func TestCronTriggerIsATemporalSchedule(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	tok := p.Token("automation.*")
+	r := p.Do("POST", "/automation/triggers", tok, map[string]any{"name": "weekday mornings", "type": "cron", "cron": "0 9 * * 1-5", "timezone": "Europe/Berlin"})
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	id := r.Payload()["_id"].(string)
+	ctx := context.Background()
+	h := p.Temporal.ScheduleClient().GetHandle(ctx, runs.ScheduleID(id))
+	desc, err := h.Describe(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "Europe/Berlin", desc.Schedule.Spec.TimeZoneName)
+	require.NotEmpty(t, desc.Info.NextActionTimes)
+	next := desc.Info.NextActionTimes[0].In(mustZone(t, "Europe/Berlin"))
+	require.Equal(t, 9, next.Hour(), "the next tick is at 9:00 Berlin time")
+
+	r = p.Do("PATCH", "/automation/triggers/"+id, tok, map[string]any{"cron": "30 18 * * *"})
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	desc, err = h.Describe(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 18, desc.Info.NextActionTimes[0].In(mustZone(t, "Europe/Berlin")).Hour())
+
+	r = p.Do("PATCH", "/automation/triggers/"+id, tok, map[string]any{"active": false})
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	_, err = h.Describe(ctx)
+	require.Error(t, err, "an inactive cron trigger has no schedule")
+	require.Equal(t, 200, p.Do("PATCH", "/automation/triggers/"+id, tok, map[string]any{"active": true}).Status)
+	require.Equal(t, 200, p.Do("DELETE", "/automation/triggers/"+id, tok, nil).Status)
+	_, err = h.Describe(ctx)
+	require.Error(t, err, "deleting the trigger removes its schedule")
+}
+
+func TestCronTriggerFiresRuns(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true})
+	tok := p.Token("automation.*")
+	r := p.Do("POST", "/automation/triggers", tok, map[string]any{"name": "often", "type": "cron", "cron": "@every 1s"})
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	trig := r.Payload()["_id"].(string)
+	t.Cleanup(func() { p.Do("DELETE", "/automation/triggers/"+trig, tok, nil) })
+	body := newPipeline("ticker", transformStep("t", `{"tick": event.name}`))
+	body["trigger"] = map[string]any{"id": trig}
+	r = p.Do("POST", "/automation/pipelines", tok, body)
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	pid := r.Payload()["_id"].(string)
+	require.Eventually(t, func() bool {
+		list := p.Do("GET", "/automation/pipelineruns?pipeline="+pid+"&status=success", tok, nil).List()
+		return len(list) > 0 && list[0]["triggeredBy"] == "cron" && list[0]["trigger"] == trig
+	}, 30*time.Second, 250*time.Millisecond)
+}
+
+func TestWebhookTrigger(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *config.Config) { c.HookRateLimit = 3 }})
+	tok := p.Token("automation.*")
+	r := p.Do("POST", "/automation/triggers", tok, map[string]any{"name": "shop orders", "type": "webhook"})
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	trig := r.Payload()["_id"].(string)
+	hook, _ := r.Payload()["webhookUrl"].(string)
+	require.True(t, strings.HasPrefix(hook, p.URL+"/automation/hooks/"+trig+"/"), hook)
+	require.NotContains(t, string(p.Do("GET", "/automation/triggers/"+trig, tok, nil).Body), "/hooks/", "the URL is shown once")
+	require.NotContains(t, string(r.Body), "tokenHash")
+
+	mk := func(name string) string {
+		body := newPipeline(name, transformStep("t", `{"order": event.data.order, "by": event.name}`))
+		body["trigger"] = map[string]any{"id": trig}
+		r := p.Do("POST", "/automation/pipelines", tok, body)
+		require.Equal(t, 201, r.Status, "%s", r.Body)
+		return r.Payload()["_id"].(string)
+	}
+	one, two := mk("one"), mk("two")
+	path := strings.TrimPrefix(hook, p.URL)
+
+	wrong := p.Do("POST", path[:len(path)-3]+"abc", "", map[string]any{"order": 1})
+	require.Equal(t, 404, wrong.Status, "a wrong token is a 404")
+	require.Equal(t, 404, p.Do("POST", "/automation/hooks/"+strings.Repeat("0", 24)+"/x", "", nil).Status)
+
+	ok := p.Do("POST", path, "", map[string]any{"order": 42})
+	require.Equal(t, 202, ok.Status, "%s", ok.Body)
+	for _, pid := range []string{one, two} {
+		var run map[string]any
+		require.Eventually(t, func() bool {
+			list := p.Do("GET", "/automation/pipelineruns?pipeline="+pid, tok, nil).List()
+			if len(list) == 1 && list[0]["status"] == "success" {
+				run = list[0]
+				return true
+			}
+			return false
+		}, 30*time.Second, 200*time.Millisecond, "one trigger starts every pipeline using it")
+		require.Equal(t, "webhook", run["triggeredBy"])
+		require.Equal(t, map[string]any{"order": 42.0, "by": "webhook"}, run["output"])
+	}
+
+	// The per-URL rate limit (3 a minute here).
+	require.Equal(t, 202, p.Do("POST", path, "", map[string]any{}).Status)
+	require.Equal(t, 202, p.Do("POST", path, "", map[string]any{}).Status)
+	limited := p.Do("POST", path, "", map[string]any{})
+	require.Equal(t, 429, limited.Status, "%s", limited.Body)
+	require.NotEmpty(t, limited.Header.Get("Retry-After"))
+
+	// Rotating the token retires the old URL.
+	rot := p.Do("POST", "/automation/triggers/"+trig+"/actions/rotateToken", tok, nil)
+	require.Equal(t, 200, rot.Status, "%s", rot.Body)
+	fresh := rot.Payload()["webhookUrl"].(string)
+	require.NotEqual(t, hook, fresh)
+	require.Equal(t, 404, p.Do("POST", path, "", map[string]any{}).Status)
+
+	// Another customer's token never reaches this customer's trigger.
+	require.Equal(t, 404, p.Do("POST", "/automation/hooks/"+trig+"/"+strings.Repeat("A", 43), "", nil).Status)
+}
+
+func mustZone(t *testing.T, name string) *time.Location {
+	loc, err := time.LoadLocation(name)
+	require.NoError(t, err)
+	return loc
+}

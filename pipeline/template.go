@@ -1,0 +1,257 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Template roots. `steps.<id>.output` is a previous step's output; `input`
+// is the run's input (the event's data); `consumer` is the event's record
+// when the event is a consumers event.
+const (
+	RootConsumer = "consumer"
+	RootCustomer = "customer"
+	RootSecrets  = "secrets"
+	RootEvent    = "event"
+	RootInput    = "input"
+	RootSteps    = "steps"
+)
+
+// Roots lists the roots a template may start with.
+var Roots = []string{RootConsumer, RootCustomer, RootSecrets, RootEvent, RootInput, RootSteps}
+
+// Redacted replaces secret values in everything recorded.
+const Redacted = "[redacted]"
+
+var (
+	templateRe = regexp.MustCompile(`\{\{\s*([^{}]*?)\s*\}\}`)
+	pathRe     = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*(\.[A-Za-z0-9_$-]+)*$`)
+)
+
+// Ref is one {{path}} found in a setting.
+type Ref struct {
+	Path  string
+	Parts []string
+}
+
+// Root is the first segment of the path.
+func (r Ref) Root() string { return r.Parts[0] }
+
+// Refs lists the template references in v (strings, maps and arrays,
+// walked recursively); a malformed path is an error.
+func Refs(v any) ([]Ref, error) {
+	var out []Ref
+	err := walkStrings(v, func(s string) error {
+		for _, m := range templateRe.FindAllStringSubmatch(s, -1) {
+			p := m[1]
+			if !pathRe.MatchString(p) {
+				return fmt.Errorf("template {{%s}} is not a dotted path such as event.data.email", p)
+			}
+			out = append(out, Ref{Path: p, Parts: strings.Split(p, ".")})
+		}
+		return nil
+	})
+	return out, err
+}
+
+func walkStrings(v any, f func(string) error) error {
+	switch t := v.(type) {
+	case string:
+		return f(t)
+	case map[string]any:
+		for _, k := range sortedKeys(t) {
+			if err := walkStrings(t[k], f); err != nil {
+				return err
+			}
+		}
+	case map[string]string:
+		for _, k := range sortedStringKeys(t) {
+			if err := f(t[k]); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if err := walkStrings(e, f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Render replaces templates in v against scope. A string that is exactly
+// one template takes the referenced value as it is (an object stays an
+// object); templates inside longer strings are interpolated, objects as
+// JSON. A path that leads nowhere renders as null (or "" inside a string).
+func Render(v any, scope map[string]any) any {
+	switch t := v.(type) {
+	case string:
+		return renderString(t, scope)
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = Render(e, scope)
+		}
+		return out
+	case map[string]string:
+		out := make(map[string]string, len(t))
+		for k, e := range t {
+			out[k] = Text(Render(e, scope))
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = Render(e, scope)
+		}
+		return out
+	}
+	return v
+}
+
+// RenderText renders a string setting to text.
+func RenderText(s string, scope map[string]any) string { return Text(renderString(s, scope)) }
+
+func renderString(s string, scope map[string]any) any {
+	if !strings.Contains(s, "{{") {
+		return s
+	}
+	if m := templateRe.FindStringSubmatchIndex(s); m != nil && m[0] == 0 && m[1] == len(s) {
+		return Lookup(scope, s[m[2]:m[3]])
+	}
+	return templateRe.ReplaceAllStringFunc(s, func(t string) string {
+		p := templateRe.FindStringSubmatch(t)[1]
+		return Text(Lookup(scope, p))
+	})
+}
+
+// Lookup follows a dotted path through maps and arrays (numeric segments
+// index arrays).
+func Lookup(scope map[string]any, path string) any {
+	var cur any = scope
+	for _, part := range strings.Split(path, ".") {
+		switch t := cur.(type) {
+		case map[string]any:
+			cur = t[part]
+		case []any:
+			i, err := strconv.Atoi(part)
+			if err != nil || i < 0 || i >= len(t) {
+				return nil
+			}
+			cur = t[i]
+		default:
+			return nil
+		}
+	}
+	return cur
+}
+
+// Text is a value as it appears inside a string: strings as they are,
+// null as nothing, everything else as JSON.
+func Text(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return t
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// Redactor hides secret values in what is recorded: step inputs and
+// outputs, errors and logs.
+type Redactor struct{ secrets []string }
+
+// NewRedactor redacts each of secrets (longest first, so a secret that
+// contains another is hidden whole).
+func NewRedactor(secrets []string) *Redactor {
+	s := make([]string, 0, len(secrets))
+	for _, v := range secrets {
+		if v != "" {
+			s = append(s, v)
+		}
+	}
+	sort.Slice(s, func(i, j int) bool { return len(s[i]) > len(s[j]) })
+	return &Redactor{secrets: s}
+}
+
+// String redacts one string.
+func (r *Redactor) String(s string) string {
+	if r == nil {
+		return s
+	}
+	for _, sec := range r.secrets {
+		if strings.Contains(s, sec) {
+			s = strings.ReplaceAll(s, sec, Redacted)
+		}
+	}
+	return s
+}
+
+// Value redacts every string in v (map keys included), returning a copy.
+func (r *Redactor) Value(v any) any {
+	if r == nil || len(r.secrets) == 0 {
+		return v
+	}
+	switch t := v.(type) {
+	case string:
+		return r.String(t)
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[r.String(k)] = r.Value(e)
+		}
+		return out
+	case map[string]string:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[r.String(k)] = r.String(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = r.Value(e)
+		}
+		return out
+	case []string:
+		out := make([]string, len(t))
+		for i, e := range t {
+			out[i] = r.String(e)
+		}
+		return out
+	}
+	return v
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func sortedStringKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
