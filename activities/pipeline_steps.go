@@ -53,7 +53,7 @@ type StepInput struct {
 	RunID    string
 	Pipeline string // the run's pipeline: the author of what its db steps write
 	Step     pipeline.Step
-	Scope map[string]any
+	Scope    map[string]any
 }
 
 // StepOutput is a step's result; Input is what the step consumed after

@@ -40,10 +40,14 @@ func Functions(d Deps) *api.Resource {
 		},
 		Actions: []api.Action{
 			{Name: "deploy", Title: "compile the code and make it the deployed version", Right: "automation.functions.deploy", Event: "deployed",
-				Run: func(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) { return deployFunction(ctx, d, call) }},
+				Run: func(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) {
+					return deployFunction(ctx, d, call)
+				}},
 			{Name: "invoke", Title: "call the deployed version with an input", Right: "automation.functions.invoke",
 				Body: []api.Field{{Name: "input", Type: api.TAny, Description: "the function's argument (any JSON value)"}},
-				Run:  func(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) { return invokeFunction(ctx, d, call) }},
+				Run: func(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) {
+					return invokeFunction(ctx, d, call)
+				}},
 		},
 		Hooks: api.Hooks{BeforeWrite: functionWrite},
 	}

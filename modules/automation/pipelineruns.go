@@ -55,7 +55,9 @@ func PipelineRuns(d Deps) *api.Resource {
 		DefaultSort: []store.SortField{{Field: "startedAt", Desc: true}},
 		Actions: []api.Action{
 			{Name: "cancel", Title: "cancel the running run", Right: "automation.pipelineruns.cancel", Event: "cancelled",
-				Run: func(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) { return cancelRun(ctx, d, call) }},
+				Run: func(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) {
+					return cancelRun(ctx, d, call)
+				}},
 			{Name: "rerun", Title: "run the pipeline's current version again with the same event", Right: "automation.pipelineruns.rerun",
 				Run: func(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) { return rerun(ctx, d, call) }},
 		},

@@ -44,7 +44,9 @@ func Pipelines(d Deps) *api.Resource {
 		Actions: []api.Action{{
 			Name: "run", Title: "start a run now with an input (triggeredBy manual)", Right: "automation.pipelines.run",
 			Body: []api.Field{{Name: "input", Type: api.TObject, FreeForm: true, Description: "the run's event data (template roots event.data and input)"}},
-			Run:  func(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) { return runPipeline(ctx, d, call) },
+			Run: func(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) {
+				return runPipeline(ctx, d, call)
+			},
 		}},
 		Relations: []api.Relation{
 			{Rel: "runs", Title: "runs of the pipeline", Module: "automation", Plural: runs.Runs, Right: "automation.pipelineruns.view", Sub: "runs"},

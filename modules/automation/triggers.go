@@ -59,7 +59,9 @@ func Triggers(d Deps) *api.Resource {
 		},
 		Actions: []api.Action{{
 			Name: "rotateToken", Title: "replace the webhook URL's token (the old URL stops working)", Event: "rotated",
-			Run: func(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) { return rotateToken(ctx, d, call) },
+			Run: func(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) {
+				return rotateToken(ctx, d, call)
+			},
 		}},
 		Relations: []api.Relation{{Rel: "pipelines", Title: "pipelines using the trigger", Module: "automation", Plural: runs.Pipelines, Right: "automation.pipelines.view"}},
 		Hooks: api.Hooks{
