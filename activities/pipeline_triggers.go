@@ -61,6 +61,12 @@ func (a *Activities) LaunchEventRuns(ctx context.Context, in LaunchEventRunsInpu
 		if err != nil {
 			return out, err
 		}
+		if e.Data["modifiedBy"] == p["_id"] {
+			// The pipeline wrote this record itself: starting it again
+			// would loop (a tasks.created pipeline that creates a task).
+			a.Log.InfoContext(ctx, "pipeline not started by its own write", "pipeline", p["_id"], "event", in.EventID)
+			continue
+		}
 		trig, _ := t["id"].(string)
 		id, err := a.Launcher.Launch(ctx, runs.Launch{
 			RunID: runs.DerivedID("event", in.EventID, p["_id"].(string)), Pipeline: p, TriggeredBy: runs.ByEvent, Trigger: trig,

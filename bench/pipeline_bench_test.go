@@ -3,7 +3,10 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -75,12 +78,27 @@ func BenchmarkPipelineRuns(b *testing.B) {
 	b.Run("3steps", func(b *testing.B) {
 		b.StopTimer()
 		settle(b, p) // the previous round's event dispatches must not load this one's raw phase
+		c0 := tmpCPU()
 		empty := runRawWorkflows(b, p, raw, "BenchPipeEmpty")
+		c1 := tmpCPU()
 		local := runRawWorkflows(b, p, raw, "BenchPipeLocal")
+		c2 := tmpCPU()
 		b.StartTimer()
 		pipeline := runPipelines(b, p, pipe)
 		b.StopTimer()
+		c3 := tmpCPU()
 		drain := settle(b, p)
+		c4 := tmpCPU()
+		if b.N > 1 {
+			per := func(a, z map[string]float64, n int) string {
+				out := ""
+				for _, k := range []string{"self", "infra", "sandbox"} {
+					out += fmt.Sprintf(" %s=%.2fms", k, (z[k]-a[k])*1000/float64(n))
+				}
+				return out
+			}
+			b.Logf("CPU per workflow: empty%s | local%s | pipeline%s | drain total%s", per(c0, c1, b.N), per(c1, c2, b.N), per(c2, c3, b.N), per(c3, c4, 1))
+		}
 
 		rate := report(b, pipeline.lat, pipeline.elapsed, "runs/s")
 		rawRate := local.rate()
@@ -91,7 +109,7 @@ func BenchmarkPipelineRuns(b *testing.B) {
 		b.ReportMetric(rate/rawRate, "pipeline/raw")
 		b.ReportMetric(ms(drain), "drain-ms")
 		if b.N > 1 {
-			fmt.Printf("pipelines: %.1f runs/s (p50 %.0f ms, p99 %.0f ms); trivial workflows: %.1f/s with one local activity (p50 %.0f ms, p99 %.0f ms), %.1f/s empty; pipeline/raw %.2f (goal >= 0.50); tasks.created dispatches done %.0f ms after the last run\n",
+			b.Logf("pipelines: %.1f runs/s (p50 %.0f ms, p99 %.0f ms); trivial workflows: %.1f/s with one local activity (p50 %.0f ms, p99 %.0f ms), %.1f/s empty; pipeline/raw %.2f (goal >= 0.50); tasks.created dispatches done %.0f ms after the last run",
 				rate, ms(pipeline.quantile(50)), ms(pipeline.quantile(99)), rawRate, ms(local.quantile(50)), ms(local.quantile(99)), empty.rate(), rate/rawRate, ms(drain))
 		}
 	})
@@ -219,4 +237,35 @@ func runPipelines(b *testing.B, p *testenv.Platform, pipe store.Doc) timings {
 		b.Fatalf("%d run records do not say success (%v)", n, err)
 	}
 	return timings{lat, elapsed}
+}
+
+func tmpCPU() map[string]float64 {
+	out := map[string]float64{}
+	self := os.Getpid()
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+		ppid, _ := strconv.Atoi(f[1])
+		ut, _ := strconv.ParseFloat(f[11], 64)
+		st, _ := strconv.ParseFloat(f[12], 64)
+		cpu := (ut + st) / 100
+		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		switch {
+		case pid == self:
+			out["self"] += cpu
+		case ppid == self && strings.Contains(string(cmd), "infra"):
+			out["infra"] += cpu
+		case ppid == self:
+			out["sandbox"] += cpu
+		}
+	}
+	return out
 }

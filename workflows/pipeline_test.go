@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,12 +17,15 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
+	"platform/config"
 	"platform/events"
 	"platform/notify"
 	"platform/pipeline"
 	"platform/query"
 	"platform/runs"
 	"platform/store"
+	"platform/testenv"
+	"platform/workflows"
 )
 
 // Pipeline runs in the time-skipping environment, with the real activities
@@ -811,4 +816,54 @@ func TestPipelineMissingVersion(t *testing.T) {
 	requireFinished(t, rec, runs.StatusFailed)
 	require.Empty(t, steps(t, rec))
 	require.Contains(t, docOf(t, rec["error"])["message"], "does not exist")
+}
+
+// TestRecordHistoriesPipeline runs a pipeline (transform, condition, db,
+// http, subPipeline, wait) on the real servers, through the API, and
+// writes the histories of the run and of its child run to testdata, which
+// TestReplayRecordedHistories replays. Like TestRecordHistories, re-record
+// (PLATFORM_RECORD_HISTORY=1 go test -run TestRecordHistories) only for a
+// change of PipelineRun that is meant to be incompatible (and versioned).
+func TestRecordHistoriesPipeline(t *testing.T) {
+	if os.Getenv("PLATFORM_RECORD_HISTORY") == "" {
+		t.Skip("set PLATFORM_RECORD_HISTORY=1 to record testdata/pipeline_*.json")
+	}
+	srv := newReceiver(t, func(int, received) (int, any) { return http.StatusOK, map[string]any{"ok": true} })
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *config.Config) {
+		c.OutboundAllow = []string{"127.0.0.1"}
+		c.SandboxEnv = []string{sandboxChildEnv + "=1"} // this package's TestMain serves sandbox children
+	}})
+	tok := p.Token("automation.*", "crm.*")
+	r := p.Do("POST", "/automation/pipelines", tok, map[string]any{"name": "replay child", "steps": []any{
+		map[string]any{"id": "greet", "type": "transform", "expression": `"Hello " & input.name`},
+	}})
+	require.Equal(t, 201, r.Status, string(r.Body))
+	child := r.Payload()["_id"].(string)
+	r = p.Do("POST", "/automation/pipelines", tok, map[string]any{"name": "replay", "steps": []any{
+		map[string]any{"id": "name", "type": "transform", "expression": "$uppercase(event.data.name)"},
+		map[string]any{"id": "vip", "type": "condition", "if": map[string]any{"input.vip": true}, "then": "task", "else": "end"},
+		map[string]any{"id": "task", "type": "db", "collection": "tasks", "op": "create",
+			"data": map[string]any{"title": "Call {{steps.name.output}}", "priority": "high"}},
+		map[string]any{"id": "notify", "type": "http", "method": "POST", "url": srv.URL + "/done", "body": map[string]any{"task": "{{steps.task.output._id}}"}},
+		map[string]any{"id": "child", "type": "subPipeline", "pipeline": child, "input": map[string]any{"name": "{{steps.name.output}}"}},
+		map[string]any{"id": "pause", "type": "wait", "duration": "1s"},
+	}})
+	require.Equal(t, 201, r.Status, string(r.Body))
+	id := r.Payload()["_id"].(string)
+	r = p.Do("POST", "/automation/pipelines/"+id+"/actions/run", tok, map[string]any{"input": map[string]any{"name": "ada", "vip": true}})
+	require.Equal(t, 200, r.Status, string(r.Body))
+	runID := docOf(t, r.Payload()["run"])["_id"].(string)
+
+	ctx, cancel := context.WithTimeout(p.Ctx(), time.Minute)
+	defer cancel()
+	var res workflows.RunResult
+	require.NoError(t, p.Temporal.GetWorkflow(ctx, runID, "").Get(ctx, &res))
+	require.Equal(t, runs.StatusSuccess, res.Status)
+	rec, err := p.Store.Collection(runs.Runs).Get(p.Ctx(), runID)
+	require.NoError(t, err)
+	require.Equal(t, []string{"name", "vip", "task", "notify", "child", "pause"}, stepIDs(t, rec))
+	require.Len(t, srv.received(), 1)
+
+	writeHistory(ctx, t, p.Temporal, runID, filepath.Join("testdata", "pipeline_run.json"))
+	writeHistory(ctx, t, p.Temporal, runs.DerivedID("subpipeline", runID, "child", "4"), filepath.Join("testdata", "pipeline_child.json"))
 }

@@ -44,6 +44,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	require.NoError(t, err)
 	r.RegisterWorkflow(workflows.DispatchEvent)
 	r.RegisterWorkflow(workflows.WebhookDelivery)
+	r.RegisterWorkflow(workflows.PipelineRun)
 	for _, f := range files {
 		require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(log.NewStructuredLogger(testenv.Logger(t)), f), f)
 	}

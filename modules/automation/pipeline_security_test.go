@@ -1,0 +1,158 @@
+package automation_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/enums/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"platform/store"
+	"platform/tenant"
+	"platform/testenv"
+)
+
+// TestHTTPStepRefusesInternalTargets: without PLATFORM_OUTBOUND_ALLOW an
+// http step cannot reach loopback, private or link-local addresses, and
+// the refusal is not retried.
+func TestHTTPStepRefusesInternalTargets(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true})
+	tok := p.Token("automation.*")
+	rcv := newReceiver(t)
+	for _, target := range []string{rcv.url("/steal"), "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/"} {
+		r := p.Do("POST", "/automation/pipelines", tok, newPipeline("probe", map[string]any{
+			"id": "call", "type": "http", "url": target, "timeoutMs": 2000, "retry": map[string]any{"maxAttempts": 3},
+		}))
+		require.Equal(t, 201, r.Status, "%s", r.Body)
+		run := waitRun(t, p, tok, runOf(t, p.Do("POST", "/automation/pipelines/"+r.Payload()["_id"].(string)+"/actions/run", tok, nil)))
+		require.Equal(t, "failed", run["status"], target)
+		require.Equal(t, "call", run["failedStep"])
+		require.Contains(t, run["error"].(map[string]any)["message"], "PLATFORM_OUTBOUND_ALLOW", target)
+	}
+	require.Empty(t, rcv.requests("/steal"))
+}
+
+// TestHostileTransformDoesNotStopOtherRuns: a run whose transform never
+// ends fails with a clean time-out, and the worker completes other runs
+// meanwhile.
+func TestHostileTransformDoesNotStopOtherRuns(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true})
+	tok := p.Token("automation.*")
+	hostile := []map[string]any{
+		{"id": "spin", "type": "transform", "language": "javascript", "expression": "(() => { while (true) {} })()", "timeoutMs": 1500},
+		{"id": "regex", "type": "transform", "language": "javascript", "expression": "/^(?=a)(a+)+$/.test('a'.repeat(40) + 'b')", "timeoutMs": 1500},
+		{"id": "alloc", "type": "transform", "language": "javascript", "expression": "'x'.repeat(1 << 29).length", "timeoutMs": 1500},
+		{"id": "recurse", "type": "transform", "expression": "($f := function($n) { $f($n + 1) + 1 }; $f(0))", "timeoutMs": 3000},
+	}
+	var ids []string
+	for _, h := range hostile {
+		r := p.Do("POST", "/automation/pipelines", tok, newPipeline("hostile-"+h["id"].(string), h))
+		require.Equal(t, 201, r.Status, "%s", r.Body)
+		ids = append(ids, runOf(t, p.Do("POST", "/automation/pipelines/"+r.Payload()["_id"].(string)+"/actions/run", tok, nil)))
+	}
+	r := p.Do("POST", "/automation/pipelines", tok, newPipeline("benign", transformStep("t", `"fine"`)))
+	require.Equal(t, 201, r.Status)
+	benign := r.Payload()["_id"].(string)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run := waitRun(t, p, tok, runOf(t, p.Do("POST", "/automation/pipelines/"+benign+"/actions/run", tok, nil)))
+			require.Equal(t, "success", run["status"])
+		}()
+	}
+	wg.Wait()
+	t.Logf("4 benign runs completed in %s while 4 hostile ones ran", time.Since(start))
+	for i, id := range ids {
+		run := waitRun(t, p, tok, id)
+		require.Equal(t, "failed", run["status"], hostile[i]["id"])
+		kind := run["error"].(map[string]any)["kind"]
+		require.Contains(t, []any{"timeout", "memory", "stack_overflow", "crashed"}, kind, "%v: %v", hostile[i]["id"], run["error"])
+		step := run["steps"].([]any)[0].(map[string]any)
+		require.Less(t, step["duration"].(float64), 5000.0, "ended within its limit plus a margin: %v", step)
+	}
+}
+
+// TestPipelineDoesNotTriggerItself: a pipeline started by tasks.created
+// that creates a task is not started again by its own task.
+func TestPipelineDoesNotTriggerItself(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true})
+	tok := p.Token("automation.*", "crm.*")
+	body := newPipeline("echo", taskStep("again", "echo of {{event.data.title}}"))
+	body["trigger"] = map[string]any{"event": "tasks.created"}
+	r := p.Do("POST", "/automation/pipelines", tok, body)
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	pid := r.Payload()["_id"].(string)
+	require.Equal(t, 201, p.Do("POST", "/crm/tasks", tok, map[string]any{"title": "seed"}).Status)
+	require.Eventually(t, func() bool {
+		list := p.Do("GET", "/automation/pipelineruns?pipeline="+pid, tok, nil).List()
+		return len(list) == 1 && list[0]["status"] == "success"
+	}, 30*time.Second, 200*time.Millisecond)
+	time.Sleep(3 * time.Second) // time for a (wrong) second run to start
+	require.Len(t, p.Do("GET", "/automation/pipelineruns?pipeline="+pid, tok, nil).List(), 1)
+	require.Len(t, p.Do("GET", "/crm/tasks", tok, nil).List(), 2)
+}
+
+// TestSecretsNeverLeaveTheActivity: a credential's value reaches the http
+// step's receiver, but the run record, the events and the workflow
+// history show it only as [redacted].
+func TestSecretsNeverLeaveTheActivity(t *testing.T) {
+	t.Parallel()
+	p := platformWithWorker(t, testenv.Options{})
+	tok := p.Token("automation.*", "config.*")
+	const token = "tok-9f8e7d6c5b4a39281706"
+	r := p.Do("POST", "/config/credentials", tok, map[string]any{"name": "crmhook", "type": "api-key", "credentials": map[string]any{"token": token}})
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"sawAuth": req.Header.Get("Authorization")})
+	}))
+	t.Cleanup(echo.Close)
+	body := newPipeline("uses a secret", map[string]any{
+		"id": "call", "type": "http", "method": "POST", "url": echo.URL + "/x",
+		"headers": map[string]any{"Authorization": "Bearer {{secrets.crmhook.token}}"},
+		"body":    map[string]any{"note": "token is {{secrets.crmhook.token}}"},
+	}, transformStep("after", "steps.call.output.body"))
+	r = p.Do("POST", "/automation/pipelines", tok, body)
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	runID := runOf(t, p.Do("POST", "/automation/pipelines/"+r.Payload()["_id"].(string)+"/actions/run", tok, nil))
+	run := waitRun(t, p, tok, runID)
+	require.Equal(t, "success", run["status"], "%v", run)
+	call := run["steps"].([]any)[0].(map[string]any)
+	require.Equal(t, "Bearer [redacted]", call["input"].(map[string]any)["headers"].(map[string]any)["Authorization"])
+	require.Equal(t, "Bearer [redacted]", call["output"].(map[string]any)["body"].(map[string]any)["sawAuth"], "the receiver got the secret; the record does not show it")
+
+	raw, err := p.Store.Collection("pipelineruns").Get(tenant.WithCustomer(context.Background(), p.Customer.ID), runID)
+	require.NoError(t, err)
+	blob, _ := json.Marshal(raw)
+	require.NotContains(t, string(blob), token)
+
+	hist := p.Temporal.GetWorkflowHistory(context.Background(), runID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	n := 0
+	for hist.HasNext() {
+		ev, err := hist.Next()
+		require.NoError(t, err)
+		b, _ := protojson.Marshal(ev)
+		require.NotContains(t, string(b), token, "history event %d", ev.EventId)
+		require.NotContains(t, string(b), base64.StdEncoding.EncodeToString([]byte(`"Bearer `+token+`"`)))
+		n++
+	}
+	require.Greater(t, n, 5)
+	evs, err := p.Store.Collection("events").Find(tenant.WithCustomer(context.Background(), p.Customer.ID), store.FindOptions{})
+	require.NoError(t, err)
+	blob, _ = json.Marshal(evs)
+	require.NotContains(t, string(blob), token)
+}
