@@ -15,13 +15,13 @@ import (
 func (s *Server) resourceOpenAPI(r *Resource, format string) HandlerFunc {
 	return func(*Request) (*Response, error) {
 		m := s.modules[r.Module]
-		return openAPIResponse(s.openAPIDoc(m, []*Resource{r}, r.Title+" API"), format)
+		return openAPIResponse(s.openAPIDoc(m, []*Resource{r}, r.Title+" API", false), format)
 	}
 }
 
 func (s *Server) moduleOpenAPI(m *Module, format string) HandlerFunc {
 	return func(*Request) (*Response, error) {
-		return openAPIResponse(s.openAPIDoc(m, m.Resources, m.Name+" module API"), format)
+		return openAPIResponse(s.openAPIDoc(m, m.Resources, m.Name+" module API", true), format)
 	}
 }
 
@@ -37,13 +37,18 @@ func openAPIResponse(doc map[string]any, format string) (*Response, error) {
 // OpenAPIDocument returns the description of a module (tests validate it).
 func (s *Server) OpenAPIDocument(module string) map[string]any {
 	m := s.modules[module]
-	return s.openAPIDoc(m, m.Resources, m.Name+" module API")
+	return s.openAPIDoc(m, m.Resources, m.Name+" module API", true)
 }
 
 type obj = map[string]any
 
-func (s *Server) openAPIDoc(m *Module, resources []*Resource, title string) map[string]any {
+func (s *Server) openAPIDoc(m *Module, resources []*Resource, title string, withRoutes bool) map[string]any {
 	paths := obj{}
+	if withRoutes {
+		for p, item := range m.Paths {
+			paths[p] = item
+		}
+	}
 	schemas := obj{"Envelope": envelopeSchema(), "ErrorEnvelope": errorEnvelopeSchema()}
 	for _, r := range resources {
 		name := schemaName(r)
@@ -105,7 +110,7 @@ func resourcePaths(r *Resource, name string, reg *Registry) obj {
 		a := &r.Actions[i]
 		var ab obj
 		if len(a.Body) > 0 {
-			ab = obj{"required": true, "content": obj{"application/json": obj{"schema": recordSchema(a.Body, true)}}}
+			ab = obj{"required": anyRequired(a.Body), "content": obj{"application/json": obj{"schema": recordSchema(a.Body, true)}}}
 		}
 		summary := a.Title
 		if a.Event != "" {
@@ -311,4 +316,29 @@ func envelopeSchema() obj {
 
 func errorEnvelopeSchema() obj {
 	return obj{"allOf": []any{obj{"$ref": "#/components/schemas/Envelope"}, obj{"type": "object", "properties": obj{"payload": obj{"type": "null"}}}}}
+}
+
+// PublicOperation describes an unauthenticated route of a module (for
+// Module.Paths): a free-form JSON object body, an envelope answer with
+// status ok, the usual error answers, and no security requirement.
+func PublicOperation(summary, description string, pathParams []string, ok int) map[string]any {
+	var params []any
+	for _, p := range pathParams {
+		params = append(params, obj{"name": p, "in": "path", "required": true, "schema": obj{"type": "string"}})
+	}
+	return obj{
+		"summary": summary, "description": description, "parameters": params, "security": []any{},
+		"requestBody": obj{"required": false, "content": obj{"application/json": obj{"schema": obj{"type": "object"}}}},
+		"responses":   responses(ok, envelopeOf(obj{"type": "object"})),
+	}
+}
+
+// anyRequired: a body whose fields are all optional may be left out.
+func anyRequired(fields []Field) bool {
+	for _, f := range fields {
+		if f.Required {
+			return true
+		}
+	}
+	return false
 }

@@ -50,8 +50,10 @@ type Module struct {
 	HostLabel string // <label>-api.<domain>
 	Version   string
 	Resources []*Resource
-	// Routes adds routes beyond the generic ones (relative to the module).
+	// Routes adds routes beyond the generic ones (relative to the module);
+	// Paths describes them for the module's OpenAPI document.
 	Routes func(r *ModuleRouter)
+	Paths  map[string]any
 }
 
 // Deps are the Server's dependencies, satisfied by the composition root.

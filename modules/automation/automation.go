@@ -19,5 +19,6 @@ func Module(d Deps) *api.Module {
 			Pipelines(d), PipelineVersions(), Triggers(d), Functions(d), PipelineRuns(d),
 		},
 		Routes: hookRoutes(d),
+		Paths:  hookPaths(),
 	}
 }

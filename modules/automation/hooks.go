@@ -26,6 +26,15 @@ func hookRoutes(d Deps) func(r *api.ModuleRouter) {
 	}
 }
 
+func hookPaths() map[string]any {
+	return map[string]any{"/hooks/{id}/{token}": map[string]any{"post": api.PublicOperation(
+		"Call a webhook trigger",
+		"Starts a run of every active pipeline using the trigger, with the JSON body (an object) as the event data. "+
+			"The URL (from the trigger's create or rotateToken answer) is the credential: no bearer token. "+
+			"A wrong token, an unknown or an inactive trigger answer 404; past PLATFORM_HOOK_RATE_LIMIT calls a minute, 429.",
+		[]string{"id", "token"}, http.StatusAccepted)}}
+}
+
 func hookNotFound() error {
 	return api.NewError(http.StatusNotFound, api.CodeNotFound, "", "no webhook trigger has this URL")
 }

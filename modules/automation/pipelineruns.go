@@ -48,6 +48,7 @@ func PipelineRuns(d Deps) *api.Resource {
 			{Name: "error", Type: api.TObject, Fields: stepError},
 			{Name: "failedStep", Type: api.TString, Filter: true},
 			{Name: "cancelled", Type: api.TBool, Filter: true},
+			{Name: "cancelRequestedAt", Type: api.TDate, Description: "when the cancel action was called"},
 			{Name: "depth", Type: api.TInteger, Filter: true, Description: "0 for top-level runs; sub-pipeline runs count up"},
 			{Name: "parentRun", Type: api.TObjectID, Filter: true},
 			{Name: "rerunOf", Type: api.TObjectID, Filter: true},

@@ -137,6 +137,7 @@ func TestSubPipelineCycleAcrossPipelines(t *testing.T) {
 func TestPipelineVersionsAndManualRun(t *testing.T) {
 	t.Parallel()
 	p := testenv.NewPlatform(t, testenv.Options{Worker: true})
+	p.CheckOpenAPI("automation")
 	tok := p.Token("automation.*", "crm.*")
 	body := newPipeline("onboard",
 		transformStep("greet", `{"title": "Call " & input.name}`),
@@ -194,6 +195,7 @@ func TestPipelineVersionsAndManualRun(t *testing.T) {
 func TestCancelRun(t *testing.T) {
 	t.Parallel()
 	p := testenv.NewPlatform(t, testenv.Options{Worker: true})
+	p.CheckOpenAPI("automation")
 	tok := p.Token("automation.*")
 	r := p.Do("POST", "/automation/pipelines", tok, newPipeline("slow", map[string]any{"id": "nap", "type": "wait", "duration": "1h"}, transformStep("after", "1")))
 	require.Equal(t, 201, r.Status, "%s", r.Body)

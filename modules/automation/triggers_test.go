@@ -96,6 +96,7 @@ func TestCronTriggerFiresRuns(t *testing.T) {
 func TestWebhookTrigger(t *testing.T) {
 	t.Parallel()
 	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *config.Config) { c.HookRateLimit = 3 }})
+	p.CheckOpenAPI("automation")
 	tok := p.Token("automation.*")
 	r := p.Do("POST", "/automation/triggers", tok, map[string]any{"name": "shop orders", "type": "webhook"})
 	require.Equal(t, 201, r.Status, "%s", r.Body)
