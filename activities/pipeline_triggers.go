@@ -123,22 +123,27 @@ func eventSelected(t store.Doc, name string, load func() (*storedEvent, error)) 
 }
 
 // LaunchTriggerRunsInput is one firing of a reusable trigger (a cron tick
-// or an incoming webhook call).
+// or an incoming webhook call), or of a pipeline's own cron schedule.
 type LaunchTriggerRunsInput struct {
 	Trigger     string
+	Pipeline    string
 	TriggeredBy string
 	FiringID    string // makes the runs of one firing idempotent
 	Event       runs.Event
 }
 
 // LaunchTriggerRuns starts a run of every active pipeline that uses the
-// trigger.
+// trigger (or of the one pipeline whose schedule fired).
 func (a *Activities) LaunchTriggerRuns(ctx context.Context, in LaunchTriggerRunsInput) (LaunchEventRunsOutput, error) {
 	var out LaunchEventRunsOutput
 	if a.Launcher == nil {
 		return out, fmt.Errorf("pipelines cannot be started from this worker")
 	}
-	pipes, err := a.Store.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Filter: query.AllOf(query.Eq("active", true), query.Eq("trigger.id", in.Trigger))})
+	which := query.Eq("trigger.id", in.Trigger)
+	if in.Pipeline != "" {
+		which = query.ID(in.Pipeline)
+	}
+	pipes, err := a.Store.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Filter: query.AllOf(query.Eq("active", true), which)})
 	if err != nil {
 		return out, err
 	}

@@ -76,13 +76,16 @@ type Definition struct {
 	Steps   []Step   `json:"steps"`
 }
 
-// Trigger says which events start the pipeline: an inline event name (or
-// wildcard) with an optional filter on the event's data, or a reusable
-// trigger record by id. A pipeline without a trigger runs only manually.
+// Trigger says what starts the pipeline: an inline event name (or
+// wildcard) with an optional filter on the event's data, an inline cron
+// schedule, or a reusable trigger record by id. A pipeline without a
+// trigger runs only manually.
 type Trigger struct {
-	Event  string         `json:"event,omitempty"`
-	Filter map[string]any `json:"filter,omitempty"`
-	ID     string         `json:"id,omitempty"`
+	Event    string         `json:"event,omitempty"`
+	Filter   map[string]any `json:"filter,omitempty"`
+	Cron     string         `json:"cron,omitempty"`
+	Timezone string         `json:"timezone,omitempty"`
+	ID       string         `json:"id,omitempty"`
 }
 
 // Step is one step. Common settings come first; the rest belong to one

@@ -130,17 +130,32 @@ func (v *validator) trigger() {
 	if t == nil {
 		return
 	}
-	switch {
-	case t.Event != "" && t.ID != "":
-		v.add("trigger", "", "trigger takes either event (with an optional filter) or id (a reusable trigger), not both")
-	case t.ID != "":
-		if t.Filter != nil {
-			v.add("trigger.filter", "", "a reusable trigger carries its own filter; set filter on the trigger")
+	kinds := 0
+	for _, set := range []bool{t.Event != "", t.Cron != "", t.ID != ""} {
+		if set {
+			kinds++
 		}
+	}
+	if kinds != 1 {
+		v.add("trigger", "", "trigger takes one of event (with an optional filter), cron (with an optional timezone) or id (a reusable trigger); leave trigger out for a manual-only pipeline")
+		return
+	}
+	if t.Filter != nil && t.Event == "" {
+		v.add("trigger.filter", "", "filter applies to event triggers (a reusable trigger carries its own)")
+	}
+	if t.Timezone != "" && t.Cron == "" {
+		v.add("trigger.timezone", "", "timezone applies to cron triggers")
+	}
+	switch {
+	case t.ID != "":
 		if why := v.lookup(v.env.Trigger(v.ctx, t.ID)); why != "" {
 			v.add("trigger.id", "", "trigger.id "+why)
 		}
-	case t.Event != "":
+	case t.Cron != "":
+		if setting, why := CheckCron(t.Cron, t.Timezone); why != "" {
+			v.add("trigger."+setting, "", "trigger."+why)
+		}
+	default:
 		if why := v.env.EventPattern(t.Event); why != "" {
 			v.add("trigger.event", "", fmt.Sprintf("trigger.event %q %s", t.Event, why))
 		}
@@ -149,8 +164,6 @@ func (v *validator) trigger() {
 				v.add("trigger.filter", "", "trigger.filter: "+err.Error())
 			}
 		}
-	default:
-		v.add("trigger", "", "trigger needs event (e.g. consumers.created) or id (a reusable trigger); leave trigger out for a manual-only pipeline")
 	}
 }
 

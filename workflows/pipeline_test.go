@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -828,13 +829,17 @@ func TestRecordHistoriesPipeline(t *testing.T) {
 	if os.Getenv("PLATFORM_RECORD_HISTORY") == "" {
 		t.Skip("set PLATFORM_RECORD_HISTORY=1 to record testdata/pipeline_*.json")
 	}
-	srv := newReceiver(t, func(int, received) (int, any) { return http.StatusOK, map[string]any{"ok": true} })
+	srv := newReceiver(t, func(_ int, r received) (int, any) {
+		return http.StatusOK, map[string]any{"ok": true, "auth": r.Header.Get("Authorization")}
+	})
 	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *config.Config) {
 		c.OutboundAllow = []string{"127.0.0.1"}
 		c.SandboxEnv = []string{sandboxChildEnv + "=1"} // this package's TestMain serves sandbox children
 	}})
-	tok := p.Token("automation.*", "crm.*")
-	r := p.Do("POST", "/automation/pipelines", tok, map[string]any{"name": "replay child", "steps": []any{
+	tok := p.Token("automation.*", "crm.*", "config.*")
+	r := p.Do("POST", "/config/credentials", tok, map[string]any{"name": "api", "type": "api-key", "credentials": map[string]any{"token": recordedSecret}})
+	require.Equal(t, 201, r.Status, string(r.Body))
+	r = p.Do("POST", "/automation/pipelines", tok, map[string]any{"name": "replay child", "steps": []any{
 		map[string]any{"id": "greet", "type": "transform", "expression": `"Hello " & input.name`},
 	}})
 	require.Equal(t, 201, r.Status, string(r.Body))
@@ -844,7 +849,8 @@ func TestRecordHistoriesPipeline(t *testing.T) {
 		map[string]any{"id": "vip", "type": "condition", "if": map[string]any{"input.vip": true}, "then": "task", "else": "end"},
 		map[string]any{"id": "task", "type": "db", "collection": "tasks", "op": "create",
 			"data": map[string]any{"title": "Call {{steps.name.output}}", "priority": "high"}},
-		map[string]any{"id": "notify", "type": "http", "method": "POST", "url": srv.URL + "/done", "body": map[string]any{"task": "{{steps.task.output._id}}"}},
+		map[string]any{"id": "notify", "type": "http", "method": "POST", "url": srv.URL + "/done",
+			"headers": map[string]any{"Authorization": "Bearer {{secrets.api.token}}"}, "body": map[string]any{"task": "{{steps.task.output._id}}"}},
 		map[string]any{"id": "child", "type": "subPipeline", "pipeline": child, "input": map[string]any{"name": "{{steps.name.output}}"}},
 		map[string]any{"id": "pause", "type": "wait", "duration": "1s"},
 	}})
@@ -862,8 +868,59 @@ func TestRecordHistoriesPipeline(t *testing.T) {
 	rec, err := p.Store.Collection(runs.Runs).Get(p.Ctx(), runID)
 	require.NoError(t, err)
 	require.Equal(t, []string{"name", "vip", "task", "notify", "child", "pause"}, stepIDs(t, rec))
-	require.Len(t, srv.received(), 1)
+	got := srv.received()
+	require.Len(t, got, 1)
+	require.Equal(t, "Bearer "+recordedSecret, got[0].Header.Get("Authorization"))
+	raw, err := json.Marshal(rec)
+	require.NoError(t, err)
+	require.NotContains(t, string(raw), recordedSecret)
 
 	writeHistory(ctx, t, p.Temporal, runID, filepath.Join("testdata", "pipeline_run.json"))
 	writeHistory(ctx, t, p.Temporal, runs.DerivedID("subpipeline", runID, "child", "4"), filepath.Join("testdata", "pipeline_child.json"))
+}
+
+// recordedSecret is the credential value of the recorded pipeline run.
+const recordedSecret = "s3cr3t-recorded-value"
+
+// TestRecordedPipelineHistoryHidesSecrets: the history of a real run
+// whose http step sent a secret (and got it echoed back) holds the
+// redaction marker, never the value.
+func TestRecordedPipelineHistoryHidesSecrets(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join("testdata", "pipeline_run.json"))
+	require.NoError(t, err)
+	var history any
+	require.NoError(t, json.Unmarshal(raw, &history))
+	text := historyText(t, history)
+	require.NotContains(t, text, recordedSecret)
+	require.Contains(t, text, "Bearer "+pipeline.Redacted)
+}
+
+// historyText is every string of a history as JSON, payloads decoded
+// (their data is base64).
+func historyText(t *testing.T, v any) string {
+	t.Helper()
+	var b strings.Builder
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			b.WriteString(x + "\n")
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			if data, ok := x["data"].(string); ok && x["metadata"] != nil {
+				dec, err := base64.StdEncoding.DecodeString(data)
+				require.NoError(t, err)
+				b.Write(append(dec, '\n'))
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return b.String()
 }

@@ -31,7 +31,7 @@ func FireTrigger(ctx workflow.Context, in runs.FireInput) (activities.LaunchEven
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
 	})
 	err := workflow.ExecuteLocalActivity(lctx, a.LaunchTriggerRuns, activities.LaunchTriggerRunsInput{
-		Trigger: in.Trigger, TriggeredBy: in.TriggeredBy, FiringID: workflow.GetInfo(ctx).WorkflowExecution.ID, Event: in.Event,
+		Trigger: in.Trigger, Pipeline: in.Pipeline, TriggeredBy: in.TriggeredBy, FiringID: workflow.GetInfo(ctx).WorkflowExecution.ID, Event: in.Event,
 	}).Get(ctx, &out)
 	return out, err
 }

@@ -48,8 +48,7 @@ type RunCanceller interface {
 
 // ScheduleSync mirrors cron triggers into Temporal schedules.
 type ScheduleSync interface {
-	Sync(ctx context.Context, trigger store.Doc) error
-	Remove(ctx context.Context, triggerID string) error
+	Sync(ctx context.Context, sc runs.Schedule, needed bool) error
 }
 
 // RecordResources resolves the collections db steps may use.

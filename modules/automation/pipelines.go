@@ -35,6 +35,8 @@ func Pipelines(d Deps) *api.Resource {
 				Fields: []api.Field{
 					{Name: "event", Type: api.TString, MaxLen: 200, Filter: true},
 					{Name: "filter", Type: api.TObject, FreeForm: true},
+					{Name: "cron", Type: api.TString, MaxLen: 200, Description: "five-field cron expression or @hourly, @every 15m ..."},
+					{Name: "timezone", Type: api.TString, MaxLen: 64, Description: "IANA time zone of cron, default UTC"},
 					{Name: "id", Type: api.TObjectID, Filter: true},
 				}},
 			{Name: "steps", Type: api.TArray, Required: true, Items: &api.Field{Type: api.TObject, FreeForm: true, Fields: stepFields},
@@ -56,7 +58,10 @@ func Pipelines(d Deps) *api.Resource {
 			{Name: "runs", Module: "automation", Plural: runs.Runs, Key: "pipeline"},
 			{Name: "versions", Module: "automation", Plural: runs.Versions, Key: "pipeline"},
 		},
-		Hooks: api.Hooks{BeforeWrite: func(ctx context.Context, w *api.Write) error { return pipelineWrite(ctx, d, w) }},
+		Hooks: api.Hooks{
+			BeforeWrite: func(ctx context.Context, w *api.Write) error { return pipelineWrite(ctx, d, w) },
+			AfterDelete: func(ctx context.Context, _ *api.Services, old store.Doc) error { return syncPipelineSchedule(ctx, d, old, nil) },
+		},
 	}
 }
 
@@ -105,6 +110,9 @@ func pipelineWrite(ctx context.Context, d Deps, w *api.Write) error {
 		delete(w.New, "trigger")
 	} else {
 		w.New["trigger"] = norm["trigger"]
+	}
+	if err := syncPipelineSchedule(ctx, d, w.Old, w.New); err != nil {
+		return err
 	}
 	if w.Old != nil && sameDefinition(w.Old, w.New) {
 		return nil
@@ -254,4 +262,24 @@ func runPipeline(ctx context.Context, d Deps, call *api.ActionCall) (*api.Action
 		return nil, err
 	}
 	return &api.ActionResult{Payload: map[string]any{"run": rec}, NoEvent: true}, nil
+}
+
+// syncPipelineSchedule keeps the Temporal schedule of a pipeline with an
+// inline cron trigger in step with the record (next nil: deleted).
+func syncPipelineSchedule(ctx context.Context, d Deps, old, next store.Doc) error {
+	_, hadCron := runs.PipelineSchedule(old)
+	sc, needed := runs.PipelineSchedule(next)
+	if next == nil {
+		sc, _ = runs.PipelineSchedule(old)
+	}
+	if !hadCron && !needed {
+		return nil
+	}
+	if d.Schedules == nil {
+		return unavailable("cron schedules")
+	}
+	if err := d.Schedules.Sync(ctx, sc, needed); err != nil {
+		return api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the pipeline's schedule could not be saved; try again").WithCause(err)
+	}
+	return nil
 }

@@ -11,9 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/robfig/cron/v3"
-
-	"platform/api"
+		"platform/api"
+	"platform/pipeline"
 	"platform/query"
 	"platform/runs"
 	"platform/store"
@@ -92,7 +91,8 @@ func triggerWrite(ctx context.Context, d Deps, w *api.Write) error {
 		if d.Schedules == nil {
 			return unavailable("cron schedules")
 		}
-		if err := d.Schedules.Sync(ctx, w.New); err != nil {
+		sc, needed := runs.TriggerSchedule(w.New)
+		if err := d.Schedules.Sync(ctx, sc, needed); err != nil {
 			return api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the trigger's schedule could not be saved; try again").WithCause(err)
 		}
 	}
@@ -129,25 +129,15 @@ func checkTrigger(w *api.Write) []api.ErrorEntry {
 }
 
 func checkCron(t store.Doc) []api.ErrorEntry {
-	var errs []api.ErrorEntry
 	expr, _ := t["cron"].(string)
-	switch {
-	case expr == "":
-		errs = append(errs, api.FieldError(api.CodeRequired, "cron", "cron triggers need cron, e.g. \"0 9 * * 1-5\" or \"@hourly\""))
-	case strings.Contains(expr, "TZ="):
-		errs = append(errs, api.FieldError(api.CodeInvalid, "cron", "set the time zone in timezone, not in the expression"))
-	default:
-		if _, err := cron.ParseStandard(expr); err != nil {
-			errs = append(errs, api.FieldError(api.CodeInvalid, "cron", "cron %q: %v", expr, err))
-		}
-	}
 	tz, _ := t["timezone"].(string)
 	if tz == "" {
 		t["timezone"] = "UTC"
-	} else if _, err := time.LoadLocation(tz); err != nil || tz == "Local" {
-		errs = append(errs, api.FieldError(api.CodeInvalid, "timezone", "timezone %q is not an IANA time zone such as Europe/Berlin", tz))
 	}
-	return errs
+	if setting, why := pipeline.CheckCron(expr, tz); why != "" {
+		return []api.ErrorEntry{api.FieldError(api.CodeInvalid, setting, "%s", why)}
+	}
+	return nil
 }
 
 // issueToken makes a new unguessable token for a webhook trigger: only
@@ -198,7 +188,8 @@ func triggerDeleted(ctx context.Context, d Deps, s *api.Services, old store.Doc)
 		return err
 	}
 	if old["type"] == TriggerCron && d.Schedules != nil {
-		return d.Schedules.Remove(ctx, old["_id"].(string))
+		sc, _ := runs.TriggerSchedule(old)
+		return d.Schedules.Sync(ctx, sc, false)
 	}
 	return nil
 }

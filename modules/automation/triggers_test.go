@@ -50,7 +50,7 @@ func TestCronTriggerIsATemporalSchedule(t *testing.T) {
 	require.Equal(t, 201, r.Status, "%s", r.Body)
 	id := r.Payload()["_id"].(string)
 	ctx := context.Background()
-	h := p.Temporal.ScheduleClient().GetHandle(ctx, runs.ScheduleID(id))
+	h := p.Temporal.ScheduleClient().GetHandle(ctx, runs.TriggerScheduleID(id))
 	desc, err := h.Describe(ctx)
 	require.NoError(t, err)
 	require.Equal(t, "Europe/Berlin", desc.Schedule.Spec.TimeZoneName)
@@ -91,6 +91,23 @@ func TestCronTriggerFiresRuns(t *testing.T) {
 		list := p.Do("GET", "/automation/pipelineruns?pipeline="+pid+"&status=success", tok, nil).List()
 		return len(list) > 0 && list[0]["triggeredBy"] == "cron" && list[0]["trigger"] == trig
 	}, 30*time.Second, 250*time.Millisecond)
+
+	// A pipeline's own inline cron trigger is a schedule of its own.
+	body = newPipeline("own ticker", transformStep("t", `event.name`))
+	body["trigger"] = map[string]any{"cron": "@every 1s", "timezone": "Asia/Tokyo"}
+	r = p.Do("POST", "/automation/pipelines", tok, body)
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	own := r.Payload()["_id"].(string)
+	require.Eventually(t, func() bool {
+		list := p.Do("GET", "/automation/pipelineruns?pipeline="+own+"&status=success", tok, nil).List()
+		return len(list) > 0 && list[0]["triggeredBy"] == "cron" && list[0]["output"] == "cron"
+	}, 30*time.Second, 250*time.Millisecond)
+	h := p.Temporal.ScheduleClient().GetHandle(context.Background(), runs.PipelineScheduleID(own))
+	_, err := h.Describe(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 200, p.Do("PATCH", "/automation/pipelines/"+own, tok, map[string]any{"trigger": nil}).Status)
+	_, err = h.Describe(context.Background())
+	require.Error(t, err, "dropping the cron trigger removes the schedule")
 }
 
 func TestWebhookTrigger(t *testing.T) {
