@@ -46,22 +46,24 @@ func (a *Activities) RunHTTP(ctx context.Context, in StepInput) (StepOutput, err
 	}
 	req, err := newStepRequest(ctx, s.Method, url, headers, body)
 	if err != nil {
-		return StepOutput{}, sc.fail("request", true, err)
+		return StepOutput{}, sc.fail("request", true, err, input)
 	}
 	res, err := a.Outbound.Client(time.Duration(s.HTTPTimeoutMs()) * time.Millisecond).Do(req)
 	if err != nil {
 		var refused *outbound.RefusedError
-		return StepOutput{}, sc.fail("http", errors.As(err, &refused), err)
+		return StepOutput{}, sc.fail("http", errors.As(err, &refused), err, input)
 	}
 	defer res.Body.Close()
 	out, err := readStepResponse(res)
 	if err != nil {
-		return StepOutput{}, sc.fail("http", false, err)
+		return StepOutput{}, sc.fail("http", false, err, input)
 	}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		permanent := res.StatusCode < 500 && res.StatusCode != http.StatusRequestTimeout && res.StatusCode != http.StatusTooManyRequests
 		msg := fmt.Sprintf("%s %s answered %d", s.Method, url, res.StatusCode)
-		return StepOutput{}, stepFailure("http_status", sc.redact.String(msg), permanent, nil)
+		// The answer (a provider's error body) is part of the failure's record.
+		return StepOutput{}, failure(StepError{Kind: "http_status", Message: sc.redact.String(msg)}, permanent, nil, nil,
+			sc.redact.Value(map[string]any{"request": input, "response": out}))
 	}
 	return sc.finish(start, input, out, nil)
 }
@@ -146,9 +148,9 @@ func (a *Activities) RunDB(ctx context.Context, in StepInput) (StepOutput, error
 	if err != nil {
 		var apiErr *api.Error
 		if errors.As(err, &apiErr) && apiErr.Status < 500 {
-			return StepOutput{}, sc.fail("db", true, errors.New(apiErrorText(apiErr)))
+			return StepOutput{}, sc.fail("db", true, errors.New(apiErrorText(apiErr)), input)
 		}
-		return StepOutput{}, err
+		return StepOutput{}, sc.fail("db", false, err, input)
 	}
 	return sc.finish(start, input, out, nil)
 }
@@ -218,7 +220,7 @@ func (a *Activities) RunNotification(ctx context.Context, in StepInput) (StepOut
 		return StepOutput{}, stepFailure("notification", "notifications are not configured in this worker", true, nil)
 	}
 	if err := a.Notifier.Send(ctx, m); err != nil {
-		return StepOutput{}, sc.fail("notification", notify.IsPermanent(err), err)
+		return StepOutput{}, sc.fail("notification", notify.IsPermanent(err), err, input)
 	}
 	return sc.finish(start, input, map[string]any{"sent": true, "channel": m.Channel, "recipients": len(m.To)}, nil)
 }

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -38,7 +39,7 @@ func (a *Activities) StartRun(ctx context.Context, in runs.Input) (StartRunOutpu
 	// is a conflict the store refuses.
 	rec := store.Doc{
 		"pipeline": in.Pipeline, "pipelineName": name, "triggeredBy": in.TriggeredBy,
-		"event": in.Event.Doc(), "steps": []any{}, "startedAt": now, "createdAt": now,
+		"event": in.Event.Doc(), "steps": []any{}, "stepCount": int64(0), "startedAt": now, "createdAt": now,
 		"depth": int64(in.Depth),
 	}
 	for k, v := range map[string]string{"trigger": in.Trigger, "parentRun": in.ParentRun, "rerunOf": in.RerunOf} {
@@ -122,10 +123,27 @@ type StepError struct {
 	Column  int    `json:"column,omitempty"`
 }
 
-func (r StepRecord) doc() store.Doc {
+// Run-record limits: a record stays far below a document's maximum size
+// however many steps a run executes (pipeline.MaxExecutedSteps).
+const (
+	// MaxRecordedValue caps a step's input or output as its record shows
+	// it (the run's history keeps the whole value).
+	MaxRecordedValue = 16 << 10
+	// MaxDetailedSteps steps are recorded with input, output and logs;
+	// later ones with status, duration and error only.
+	MaxDetailedSteps = 200
+)
+
+func (r StepRecord) doc(index int) store.Doc {
 	d := store.Doc{
-		"id": r.ID, "type": r.Type, "status": r.Status, "input": r.Input, "output": r.Output,
+		"id": r.ID, "type": r.Type, "status": r.Status,
 		"startedAt": r.StartedAt.UTC().Truncate(time.Millisecond), "duration": r.DurationMs,
+	}
+	if index < MaxDetailedSteps {
+		d["input"], d["output"] = capped(r.Input), capped(r.Output)
+		if len(r.Logs) > 0 {
+			d["logs"] = store.List(r.Logs)
+		}
 	}
 	if r.Error != nil {
 		e := store.Doc{"kind": r.Error.Kind, "message": r.Error.Message}
@@ -134,29 +152,45 @@ func (r StepRecord) doc() store.Doc {
 		}
 		d["error"] = e
 	}
-	if len(r.Logs) > 0 {
-		d["logs"] = store.List(r.Logs)
-	}
 	if r.Attempts > 0 {
 		d["attempts"] = int64(r.Attempts)
 	}
 	return d
 }
 
-// RecordStepsInput is the run's step list so far.
-type RecordStepsInput struct {
-	RunID string
-	Steps []StepRecord
+// capped replaces a value too large for the record by a note of its size.
+func capped(v any) any {
+	raw, err := json.Marshal(v)
+	if err != nil || len(raw) <= MaxRecordedValue {
+		return v
+	}
+	return store.Doc{"truncated": true, "bytes": int64(len(raw)), "note": "larger than the run record keeps; the run's Temporal history has it whole"}
 }
 
-// RecordSteps writes the steps executed so far into the run record. It
-// sets the whole list, so a repeated call (a replayed local activity)
-// writes the same thing.
-func (a *Activities) RecordSteps(ctx context.Context, in RecordStepsInput) error {
-	_, err := a.Store.Collection(runs.Runs).Update(ctx, query.ID(in.RunID), store.Update{Set: store.Doc{
-		"steps": stepDocs(in.Steps), "updatedAt": time.Now().UTC().Truncate(time.Millisecond),
-	}})
-	return ignoreMissing(err)
+// RecordStepInput is one executed step, the Index-th of the run.
+type RecordStepInput struct {
+	RunID string
+	Index int
+	Step  StepRecord
+}
+
+// RecordStep appends the step to the run record. The append is
+// conditional on the record holding Index steps, so a repeated call (a
+// local activity retried after it wrote) appends nothing.
+func (a *Activities) RecordStep(ctx context.Context, in RecordStepInput) error {
+	coll := a.Store.Collection(runs.Runs)
+	_, err := coll.Update(ctx, query.AllOf(query.ID(in.RunID), query.Eq("stepCount", int64(in.Index))), store.Update{
+		Push: map[string]any{"steps": in.Step.doc(in.Index)},
+		Set:  store.Doc{"stepCount": int64(in.Index + 1), "updatedAt": time.Now().UTC().Truncate(time.Millisecond)},
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		rec, gerr := coll.Get(ctx, in.RunID, "stepCount")
+		if gerr == nil && runs.IntOf(rec["stepCount"]) <= in.Index {
+			return fmt.Errorf("run record %s holds %v steps, expected %d", in.RunID, rec["stepCount"], in.Index)
+		}
+		return ignoreMissing(gerr)
+	}
+	return err
 }
 
 // FinishRunInput is a run's outcome.
@@ -166,7 +200,6 @@ type FinishRunInput struct {
 	Error      *StepError
 	FailedStep string
 	Output     any
-	Steps      []StepRecord
 	StartedAt  time.Time // zero when the run never started
 	Cancelled  bool
 }
@@ -175,8 +208,8 @@ type FinishRunInput struct {
 func (a *Activities) FinishRun(ctx context.Context, in FinishRunInput) error {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	set := store.Doc{
-		"status": in.Status, "steps": stepDocs(in.Steps), "totalDuration": totalMs(in.StartedAt, now),
-		"endedAt": now, "updatedAt": now, "output": in.Output,
+		"status": in.Status, "totalDuration": totalMs(in.StartedAt, now),
+		"endedAt": now, "updatedAt": now, "output": capped(in.Output),
 	}
 	if in.Error != nil {
 		set["error"] = store.Doc{"kind": in.Error.Kind, "message": in.Error.Message}
@@ -189,14 +222,6 @@ func (a *Activities) FinishRun(ctx context.Context, in FinishRunInput) error {
 	}
 	_, err := a.Store.Collection(runs.Runs).Update(ctx, query.ID(in.RunID), store.Update{Set: set})
 	return ignoreMissing(err)
-}
-
-func stepDocs(steps []StepRecord) []any {
-	out := make([]any, len(steps))
-	for i, s := range steps {
-		out[i] = s.doc()
-	}
-	return out
 }
 
 func ignoreMissing(err error) error {

@@ -66,12 +66,25 @@ type StepOutput struct {
 }
 
 // stepFailure is a step error for the workflow: retried by the step's
-// retry policy unless permanent.
+// retry policy unless permanent. Its details are the StepError, the user
+// code's logs and the step's rendered input (all with secrets redacted),
+// so a failed step is recorded as fully as a successful one.
 func stepFailure(kind, msg string, permanent bool, cause error) error {
-	d := StepError{Kind: kind, Message: msg}
-	return temporal.NewApplicationErrorWithOptions(msg, ErrTypeStep, temporal.ApplicationErrorOptions{
-		NonRetryable: permanent, Cause: cause, Details: []any{d},
+	return failure(StepError{Kind: kind, Message: msg}, permanent, cause, nil, nil)
+}
+
+func failure(d StepError, permanent bool, cause error, logs []string, input any) error {
+	return temporal.NewApplicationErrorWithOptions(d.Message, ErrTypeStep, temporal.ApplicationErrorOptions{
+		NonRetryable: permanent, Cause: cause, Details: []any{d, logs, input},
 	})
+}
+
+// FailureDetails reads what a step failure carries.
+func FailureDetails(app *temporal.ApplicationError) (d StepError, logs []string, input any) {
+	if app.Details(&d, &logs, &input) != nil {
+		_ = app.Details(&d)
+	}
+	return d, logs, input
 }
 
 // stepScope is the scope of one step with the secrets it refers to, and a
@@ -139,8 +152,9 @@ func (s stepScope) finish(start time.Time, input, output any, logs []string) (St
 	return out, nil
 }
 
-func (s stepScope) fail(kind string, permanent bool, err error) error {
-	return stepFailure(kind, s.redact.String(err.Error()), permanent, nil)
+// fail is the step's failure with its rendered input, secrets redacted.
+func (s stepScope) fail(kind string, permanent bool, err error, input any) error {
+	return failure(StepError{Kind: kind, Message: s.redact.String(err.Error())}, permanent, nil, nil, s.redact.Value(input))
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -154,17 +168,24 @@ func (a *Activities) RunTransform(ctx context.Context, in StepInput) (StepOutput
 		kind = sandbox.KindJSExpression
 	}
 	input := map[string]any{"language": string(kind), "expression": in.Step.Expression}
-	out, logs, err := a.runCode(ctx, sandbox.Request{Kind: kind, Code: in.Step.Expression, TimeoutMs: in.Step.TimeoutMs}, in.Scope, nil)
+	out, logs, err := a.runCode(ctx, sandbox.Request{Kind: kind, Code: in.Step.Expression, TimeoutMs: in.Step.TimeoutMs}, in.Scope, nil, input)
 	if err != nil {
 		return StepOutput{}, err
 	}
 	return stepScope{}.finish(start, input, out, logs)
 }
 
+// permanentCodeError: retrying cannot change these outcomes of user code
+// (a time-out or a runtime error may depend on data or load: the step's
+// retry policy applies).
+var permanentCodeError = map[string]bool{
+	sandbox.ErrKindSyntax: true, sandbox.ErrKindInvalidRequest: true, sandbox.ErrKindInputTooLarge: true, sandbox.ErrKindOutputTooLarge: true,
+}
+
 // runCode runs user code with input in the sandbox and decodes its output;
 // redact hides secrets in the error and logs of a failed call (the caller
 // redacts those of a successful one in finish).
-func (a *Activities) runCode(ctx context.Context, req sandbox.Request, input any, redact *pipeline.Redactor) (any, []string, error) {
+func (a *Activities) runCode(ctx context.Context, req sandbox.Request, input any, redact *pipeline.Redactor, recorded any) (any, []string, error) {
 	if a.Sandbox == nil {
 		return nil, nil, stepFailure("sandbox", "the sandbox is not available in this worker", true, nil)
 	}
@@ -183,9 +204,7 @@ func (a *Activities) runCode(ctx context.Context, req sandbox.Request, input any
 			res.Logs[i] = redact.String(l)
 		}
 		d := StepError{Kind: res.Error.Kind, Message: res.Error.Message, Line: res.Error.Line, Column: res.Error.Column}
-		return nil, res.Logs, temporal.NewApplicationErrorWithOptions(res.Error.Error(), ErrTypeStep, temporal.ApplicationErrorOptions{
-			Details: []any{d, res.Logs},
-		})
+		return nil, res.Logs, failure(d, permanentCodeError[res.Error.Kind], nil, res.Logs, redact.Value(recorded))
 	}
 	var out any
 	if err := json.Unmarshal(res.Output, &out); err != nil {
@@ -210,11 +229,12 @@ func (a *Activities) RunFunction(ctx context.Context, in StepInput) (StepOutput,
 	if in.Step.Input != nil {
 		arg = pipeline.Render(in.Step.Input, sc.vars)
 	}
-	out, logs, err := a.runCode(ctx, sandbox.Request{Kind: sandbox.KindJSFunction, Code: fn.Code, TimeoutMs: fn.TimeoutMs}, arg, sc.redact)
+	input := map[string]any{"function": in.Step.Function, "version": fn.Version, "input": arg}
+	out, logs, err := a.runCode(ctx, sandbox.Request{Kind: sandbox.KindJSFunction, Code: fn.Code, TimeoutMs: fn.TimeoutMs}, arg, sc.redact, input)
 	if err != nil {
 		return StepOutput{}, err
 	}
-	return sc.finish(start, map[string]any{"function": in.Step.Function, "version": fn.Version, "input": arg}, out, logs)
+	return sc.finish(start, input, out, logs)
 }
 
 // Function is a deployed custom function.

@@ -129,7 +129,7 @@ func (l *Launcher) Launch(ctx context.Context, in Launch) (string, error) {
 	rec := store.Doc{
 		"_id": id, "pipeline": pid, "pipelineVersion": version, "pipelineName": name,
 		"triggeredBy": in.TriggeredBy, "event": in.Event.Doc(), "status": StatusRunning,
-		"steps": []any{}, "startedAt": now, "createdAt": now, "updatedAt": now, "depth": int64(0),
+		"steps": []any{}, "stepCount": int64(0), "startedAt": now, "createdAt": now, "updatedAt": now, "depth": int64(0),
 	}
 	if in.Trigger != "" {
 		rec["trigger"] = in.Trigger

@@ -42,6 +42,9 @@ func PipelineRun(ctx workflow.Context, in runs.Input) (RunResult, error) {
 	r := &interpreter{in: in, customer: customer, outputs: map[string]any{}}
 	var a *activities.Activities
 	if err := workflow.ExecuteLocalActivity(runStoreOptions(ctx), a.StartRun, in).Get(ctx, &r.start); err != nil {
+		if ctx.Err() != nil { // cancelled before it started
+			return r.cancelled(ctx)
+		}
 		return r.fail(ctx, "", errorOf(err))
 	}
 	return r.run(ctx)
@@ -52,6 +55,7 @@ type interpreter struct {
 	customer string
 	start    activities.StartRunOutput
 	records  []activities.StepRecord
+	recorded int // records already in the run record
 	outputs  map[string]any // step id -> output
 	last     any            // the last successful step's output
 }
@@ -74,13 +78,16 @@ func (r *interpreter) run(ctx workflow.Context) (RunResult, error) {
 		s := steps[i]
 		rec, next, err := r.exec(ctx, s, executed)
 		r.records = append(r.records, rec)
+		if err != nil && (temporal.IsCanceledError(err) || ctx.Err() != nil) {
+			return r.cancelled(ctx)
+		}
+		if rerr := r.recordSteps(ctx); rerr != nil {
+			return r.cancelled(ctx)
+		}
 		if err != nil {
-			if temporal.IsCanceledError(err) || ctx.Err() != nil {
-				return r.cancelled(ctx)
-			}
 			switch s.OnError {
 			case pipeline.OnErrorContinue:
-				next = ""
+				next = s.Next // as if the step had succeeded
 			case pipeline.OnErrorGoto:
 				next = s.OnErrorStep
 			default:
@@ -89,8 +96,9 @@ func (r *interpreter) run(ctx workflow.Context) (RunResult, error) {
 		} else {
 			r.outputs[s.ID], r.last = rec.Output, rec.Output
 		}
-		r.recordSteps(ctx)
-		i = r.following(i, next)
+		if i = r.following(i, next); i < 0 {
+			return r.fail(ctx, s.ID, &activities.StepError{Kind: "definition", Message: fmt.Sprintf("step %q goes to %q, which this version does not have", s.ID, next)})
+		}
 	}
 	return r.succeed(ctx)
 }
@@ -130,8 +138,12 @@ func (r *interpreter) exec(ctx workflow.Context, s pipeline.Step, executed int) 
 		rec.DurationMs = float64(workflow.Now(ctx).Sub(began).Milliseconds())
 	}
 	if err != nil {
+		var input any
 		rec.Status, rec.Output = runs.StatusFailed, nil
-		rec.Error, rec.Logs = errorWithLogs(err)
+		rec.Error, rec.Logs, input = failureOf(err)
+		if input != nil {
+			rec.Input = input
+		}
 	}
 	return rec, next, err
 }
@@ -292,20 +304,16 @@ func stepError(kind, msg string) error {
 	return temporal.NewNonRetryableApplicationError(msg, activities.ErrTypeStep, nil, activities.StepError{Kind: kind, Message: msg})
 }
 
-// errorWithLogs turns a step's error into its record: the StepError an
-// activity attached (and the user code's logs), or a description of a
-// time-out, a failed child run or a platform fault.
-func errorWithLogs(err error) (*activities.StepError, []string) {
+// failureOf turns a step's error into its record: the StepError, logs and
+// rendered input an activity attached, or a description of a time-out, a
+// failed child run or a platform fault.
+func failureOf(err error) (*activities.StepError, []string, any) {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.Type() == activities.ErrTypeStep && app.HasDetails() {
-		var d activities.StepError
-		var logs []string
-		if app.Details(&d, &logs) != nil {
-			_ = app.Details(&d)
-		}
-		return &d, logs
+		d, logs, input := activities.FailureDetails(app)
+		return &d, logs, input
 	}
-	return errorOf(err), nil
+	return errorOf(err), nil, nil
 }
 
 func errorOf(err error) *activities.StepError {
@@ -317,7 +325,7 @@ func errorOf(err error) *activities.StepError {
 	case errors.As(err, &app) && app.Type() == ErrTypeRunFailed:
 		return &activities.StepError{Kind: "subpipeline", Message: app.Message()}
 	case errors.As(err, &app) && app.Type() == activities.ErrTypeStep:
-		d, _ := errorWithLogs(app)
+		d, _, _ := failureOf(app)
 		return d
 	case errors.As(err, &timeout):
 		return &activities.StepError{Kind: "timeout", Message: "the step timed out"}
@@ -329,15 +337,23 @@ func errorOf(err error) *activities.StepError {
 	return &activities.StepError{Kind: "error", Message: err.Error()}
 }
 
-func (r *interpreter) recordSteps(ctx workflow.Context) {
+// recordSteps appends the executed steps not yet in the run record; store
+// outages are retried until the store is back (the record must show every
+// step), so an error here means the run was cancelled.
+func (r *interpreter) recordSteps(ctx workflow.Context) error {
 	var a *activities.Activities
-	// A failed record write must not fail the run: the final write repeats it.
-	_ = workflow.ExecuteLocalActivity(runStoreOptions(ctx), a.RecordSteps, activities.RecordStepsInput{RunID: r.in.RunID, Steps: r.records}).Get(ctx, nil)
+	for ; r.recorded < len(r.records); r.recorded++ {
+		in := activities.RecordStepInput{RunID: r.in.RunID, Index: r.recorded, Step: r.records[r.recorded]}
+		if err := workflow.ExecuteLocalActivity(runStoreOptions(ctx), a.RecordStep, in).Get(ctx, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (r *interpreter) finish(ctx workflow.Context, in activities.FinishRunInput) error {
 	var a *activities.Activities
-	in.RunID, in.Steps = r.in.RunID, r.records
+	in.RunID = r.in.RunID
 	return workflow.ExecuteLocalActivity(runStoreOptions(ctx), a.FinishRun, in).Get(ctx, nil)
 }
 
@@ -363,6 +379,7 @@ func (r *interpreter) fail(ctx workflow.Context, step string, e *activities.Step
 // not reach) and ends the workflow as cancelled.
 func (r *interpreter) cancelled(ctx workflow.Context) (RunResult, error) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	_ = r.recordSteps(dctx)
 	_ = r.finish(dctx, activities.FinishRunInput{
 		Status: runs.StatusFailed, Cancelled: true, StartedAt: r.start.StartedAt,
 		Error: &activities.StepError{Kind: "cancelled", Message: "the run was cancelled"},
