@@ -102,7 +102,7 @@ func (s *Schedules) Put(ctx context.Context, sc Schedule) error {
 	_, err = s.Client.ScheduleClient().Create(ctx, client.ScheduleOptions{
 		ID: sc.ID, Spec: spec, Action: action,
 		Overlap:       enums.SCHEDULE_OVERLAP_POLICY_ALLOW_ALL, // each tick's runs are independent
-		CatchupWindow: time.Minute,                            // after an outage, fire once for the last missed tick, not for every one
+		CatchupWindow: time.Minute,                             // after an outage, fire once for the last missed tick, not for every one
 		Memo:          map[string]any{"customer": cust},
 	})
 	if err != nil && !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {

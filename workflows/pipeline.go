@@ -55,7 +55,7 @@ type interpreter struct {
 	customer string
 	start    activities.StartRunOutput
 	records  []activities.StepRecord
-	recorded int // records already in the run record
+	recorded int            // records already in the run record
 	outputs  map[string]any // step id -> output
 	last     any            // the last successful step's output
 }

@@ -60,7 +60,9 @@ func Pipelines(d Deps) *api.Resource {
 		},
 		Hooks: api.Hooks{
 			BeforeWrite: func(ctx context.Context, w *api.Write) error { return pipelineWrite(ctx, d, w) },
-			AfterDelete: func(ctx context.Context, _ *api.Services, old store.Doc) error { return syncPipelineSchedule(ctx, d, old, nil) },
+			AfterDelete: func(ctx context.Context, _ *api.Services, old store.Doc) error {
+				return syncPipelineSchedule(ctx, d, old, nil)
+			},
 		},
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-		"platform/api"
+	"platform/api"
 	"platform/pipeline"
 	"platform/query"
 	"platform/runs"
