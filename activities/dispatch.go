@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"time"
 
@@ -48,13 +47,7 @@ type MarkDispatchedInput struct{ EventID string }
 // MarkDispatched sets the event's dispatched flag, so the sweeper leaves it
 // alone.
 func (a *Activities) MarkDispatched(ctx context.Context, in MarkDispatchedInput) error {
-	_, err := a.Store.Collection(events.Collection).Update(ctx, query.ID(in.EventID), store.Update{
-		Set: store.Doc{"dispatched": true, "dispatchedAt": time.Now().UTC().Truncate(time.Millisecond)},
-	})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil // nothing left to mark
-	}
-	return err
+	return events.MarkDispatched(ctx, a.Store, in.EventID)
 }
 
 // storedEvent is an event as deliveries read it.

@@ -175,7 +175,7 @@ func (a *App) wireEvents(svc *api.Services) error {
 		return nil
 	}
 	st := a.starter(a.Config.TaskQueue)
-	a.Events.Notifier = dispatch.NewNotifier(st, a.Log, notifierSlots)
+	a.Events.Notifier = dispatch.NewNotifier(a.Store, st, a.Log, notifierSlots)
 	svc.Workflows = st
 	return nil
 }

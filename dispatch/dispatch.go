@@ -10,6 +10,8 @@ package dispatch
 import (
 	"context"
 
+	"platform/events"
+	"platform/store"
 	"platform/temporalx"
 	"platform/tenant"
 	"platform/workflows"
@@ -26,4 +28,18 @@ func Start(ctx context.Context, s *temporalx.Starter, customer, eventID, name st
 		Attrs:       workflows.EventAttributes(customer, eventID),
 		RerunFailed: true, // a failed or terminated dispatch may be swept again
 	})
+}
+
+// Dispatch starts the dispatch of one event, unless nothing subscribes to
+// its name (events.Subscriptions): then the event is marked dispatched
+// without a workflow. started is false in that case too.
+func Dispatch(ctx context.Context, st store.Store, s *temporalx.Starter, customer, eventID, name string) (started bool, err error) {
+	wanted, err := events.Subscribed(ctx, st, customer, name)
+	if err != nil {
+		return false, err
+	}
+	if !wanted {
+		return false, events.MarkDispatched(tenant.WithCustomer(ctx, customer), st, eventID)
+	}
+	return Start(ctx, s, customer, eventID, name)
 }

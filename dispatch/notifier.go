@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"platform/events"
+	"platform/store"
 	"platform/temporalx"
 )
 
@@ -18,6 +19,7 @@ const notifyTimeout = 10 * time.Second
 // finds every slot taken is left to the sweeper, which loses nothing:
 // the event is already stored.
 type Notifier struct {
+	Store   store.Store
 	Starter *temporalx.Starter
 	Log     *slog.Logger
 	slots   chan struct{}
@@ -26,8 +28,8 @@ type Notifier struct {
 var _ events.Notifier = (*Notifier)(nil)
 
 // NewNotifier returns a notifier allowing concurrency starts in flight.
-func NewNotifier(s *temporalx.Starter, log *slog.Logger, concurrency int) *Notifier {
-	return &Notifier{Starter: s, Log: log, slots: make(chan struct{}, concurrency)}
+func NewNotifier(st store.Store, s *temporalx.Starter, log *slog.Logger, concurrency int) *Notifier {
+	return &Notifier{Store: st, Starter: s, Log: log, slots: make(chan struct{}, concurrency)}
 }
 
 // Notify implements events.Notifier.
@@ -44,7 +46,7 @@ func (n *Notifier) Notify(ctx context.Context, e events.Event) {
 		defer func() { <-n.slots }()
 		ctx, cancel := context.WithTimeout(ctx, notifyTimeout)
 		defer cancel()
-		if _, err := Start(ctx, n.Starter, e.Customer, e.ID, e.Name); err != nil {
+		if _, err := Dispatch(ctx, n.Store, n.Starter, e.Customer, e.ID, e.Name); err != nil {
 			n.Log.WarnContext(ctx, "event dispatch left to the sweeper", "event", e.ID, "name", e.Name, "error", err)
 		}
 	}()

@@ -112,7 +112,7 @@ func (s *Sweeper) sweepCustomer(ctx context.Context, customer string) (int, erro
 		if ts.After(cutoff) {
 			continue // the notifier's
 		}
-		ok, err := Start(ctx, s.Starter, customer, d["_id"].(string), name)
+		ok, err := Dispatch(ctx, s.Store, s.Starter, customer, d["_id"].(string), name)
 		if err != nil {
 			return started, err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"platform/api"
 	"platform/auth"
+	"platform/events"
 	"platform/pipeline"
 	"platform/runs"
 	"platform/sandbox"
@@ -115,6 +116,11 @@ func pipelineWrite(ctx context.Context, d Deps, w *api.Write) error {
 	}
 	if err := syncPipelineSchedule(ctx, d, w.Old, w.New); err != nil {
 		return err
+	}
+	if def.Trigger != nil && def.Trigger.Event != "" {
+		if err := events.Subscribe(ctx, w.Services.Store, def.Trigger.Event); err != nil {
+			return err
+		}
 	}
 	if w.Old != nil && sameDefinition(w.Old, w.New) {
 		return nil

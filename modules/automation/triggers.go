@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"platform/api"
+	"platform/events"
 	"platform/pipeline"
 	"platform/query"
 	"platform/runs"
@@ -76,6 +77,11 @@ func triggerWrite(ctx context.Context, d Deps, w *api.Write) error {
 	}
 	id, _ := w.New["_id"].(string)
 	typ := w.New["type"]
+	if ev, _ := w.New["event"].(string); typ == TriggerEvent {
+		if err := events.Subscribe(ctx, w.Services.Store, ev); err != nil {
+			return err
+		}
+	}
 	if typ == TriggerWebhook && (w.Old == nil || w.Old["tokenHash"] == nil) {
 		if err := issueToken(ctx, d, w.Services, id, w); err != nil {
 			return err

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"platform/api"
+	"platform/events"
+	"platform/store"
 	"platform/webhook"
 )
 
@@ -46,13 +48,16 @@ func Webhooks() *api.Resource {
 
 // webhookWrite checks what field declarations cannot: event names against
 // the registry, the secret's length and the extra headers.
-func webhookWrite(_ context.Context, w *api.Write) error {
+func webhookWrite(ctx context.Context, w *api.Write) error {
 	var errs []api.ErrorEntry
 	errs = append(errs, checkEvents(w.New["events"], w.Services.Registry.EventNames())...)
 	errs = append(errs, checkSecret(w)...)
 	errs = append(errs, checkHeaders(w.New["headers"])...)
 	if len(errs) > 0 {
 		return api.Invalid(errs...)
+	}
+	if err := events.Subscribe(ctx, w.Services.Store, store.Strings(w.New["events"])...); err != nil {
+		return err
 	}
 	w.New["signed"] = w.New["secret"] != nil
 	if w.New["active"] == true {

@@ -1,0 +1,51 @@
+package automation_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"platform/events"
+	"platform/query"
+	"platform/store"
+	"platform/testenv"
+	"platform/workflows"
+)
+
+// TestEventsNobodySubscribesToNeedNoWorkflow: an event no webhook or
+// trigger asked for is marked dispatched without a dispatch workflow; once
+// a webhook asks for it, the next event gets one.
+func TestEventsNobodySubscribesToNeedNoWorkflow(t *testing.T) {
+	t.Parallel()
+	p := platformWithWorker(t, testenv.Options{})
+	tok := p.Token("automation.*", "crm.*")
+	eventOf := func(email string) string {
+		r := p.Do("POST", "/crm/consumers", tok, map[string]any{"email": email})
+		require.Equal(t, 201, r.Status, "%s", r.Body)
+		var id string
+		require.Eventually(t, func() bool {
+			evs, err := p.Store.Collection(events.Collection).Find(p.Ctx(), store.FindOptions{Filter: query.Eq("data.email", email)})
+			if err != nil || len(evs) != 1 || evs[0]["dispatched"] != true {
+				return false
+			}
+			id = evs[0]["_id"].(string)
+			return true
+		}, 30*time.Second, 100*time.Millisecond, "the event is marked dispatched")
+		return id
+	}
+	dispatchRan := func(eventID string) bool {
+		_, err := p.Temporal.DescribeWorkflowExecution(context.Background(), workflows.DispatchWorkflowID(eventID), "")
+		return err == nil
+	}
+
+	quiet := eventOf("nobody-listens@example.com")
+	require.False(t, dispatchRan(quiet), "no webhook or trigger wants consumers.created: no workflow")
+
+	rc := newReceiver(t)
+	createHook(t, p, tok, rc, hookSpec{path: "/hook", events: []string{"consumers.*"}, active: true})
+	heard := eventOf("someone-listens@example.com")
+	require.True(t, dispatchRan(heard))
+	rc.waitFor(t, "/hook", 1, 30*time.Second)
+}
