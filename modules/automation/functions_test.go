@@ -66,6 +66,7 @@ func TestFunctionsDeployAndInvoke(t *testing.T) {
 
 	// Hostile code ends as a clean error within its limit.
 	r = p.Do("PATCH", "/automation/functions/"+id, tok, map[string]any{"code": "while (true) {}"})
+	require.Equal(t, 200, r.Status, "%s", r.Body)
 	require.Equal(t, 200, p.Do("POST", "/automation/functions/"+id+"/actions/deploy", tok, nil).Status)
 	inv = p.Do("POST", "/automation/functions/"+id+"/actions/invoke", tok, map[string]any{})
 	require.Equal(t, "timeout", inv.Payload()["error"].(map[string]any)["kind"], "%s", inv.Body)
