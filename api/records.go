@@ -85,14 +85,7 @@ func (r *Records) Create(ctx context.Context, plural string, data map[string]any
 // Update merges data into the record (a JSON merge patch) and records the
 // updated event.
 func (r *Records) Update(ctx context.Context, plural, id string, data map[string]any) (store.Doc, error) {
-	h, err := r.crud(plural, true)
-	if err != nil {
-		return nil, err
-	}
-	if !store.ValidID(id) {
-		return nil, BadRequest(CodeBadID, "recordId", "recordId %q is not an ObjectId", id)
-	}
-	req, err := r.request(ctx, map[string]string{"id": id}, nil)
+	h, req, err := r.onRecord(ctx, plural, id)
 	if err != nil {
 		return nil, err
 	}
@@ -101,18 +94,24 @@ func (r *Records) Update(ctx context.Context, plural, id string, data map[string
 
 // Delete removes the record and records the deleted event.
 func (r *Records) Delete(ctx context.Context, plural, id string) (store.Doc, error) {
-	h, err := r.crud(plural, true)
-	if err != nil {
-		return nil, err
-	}
-	if !store.ValidID(id) {
-		return nil, BadRequest(CodeBadID, "recordId", "recordId %q is not an ObjectId", id)
-	}
-	req, err := r.request(ctx, map[string]string{"id": id}, nil)
+	h, req, err := r.onRecord(ctx, plural, id)
 	if err != nil {
 		return nil, err
 	}
 	return payloadDoc(h.delete(req))
+}
+
+// onRecord prepares a write to the record with id.
+func (r *Records) onRecord(ctx context.Context, plural, id string) (*crud, *Request, error) {
+	h, err := r.crud(plural, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !store.ValidID(id) {
+		return nil, nil, BadRequest(CodeBadID, "recordId", "recordId %q is not an ObjectId", id)
+	}
+	req, err := r.request(ctx, map[string]string{"id": id}, nil)
+	return h, req, err
 }
 
 // Get reads one record as the API presents it.

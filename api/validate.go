@@ -11,8 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/nyaruka/phonenumbers"
-
+	"platform/e164"
 	"platform/store"
 )
 
@@ -270,7 +269,7 @@ func checkFormat(f Format, s string) string {
 			return "must be an absolute http(s) URL"
 		}
 	case FPhone:
-		if !validE164(s) {
+		if !e164.Valid(s) {
 			return "must be a phone number in E.164 format such as +4930123456"
 		}
 	case FCountry:
@@ -283,17 +282,6 @@ func checkFormat(f Format, s string) string {
 		}
 	}
 	return ""
-}
-
-func validE164(s string) bool {
-	if !strings.HasPrefix(s, "+") || len(s) > 16 {
-		return false
-	}
-	n, err := phonenumbers.Parse(s, "")
-	if err != nil || !phonenumbers.IsValidNumber(n) {
-		return false
-	}
-	return phonenumbers.Format(n, phonenumbers.E164) == s
 }
 
 func contains(list []string, s string) bool {

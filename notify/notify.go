@@ -62,9 +62,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/nyaruka/phonenumbers"
-
 	"platform/config"
+	"platform/e164"
 )
 
 // Channels of the notification step.
@@ -221,22 +220,10 @@ func validMail(s string) error {
 }
 
 func validPhone(s string) error {
-	if !ValidE164(s) {
+	if !e164.Valid(s) {
 		return fmt.Errorf("%q is not an E.164 phone number such as +4915112345678", s)
 	}
 	return nil
-}
-
-// ValidE164 says whether s is a valid phone number written in E.164 form.
-func ValidE164(s string) bool {
-	if !strings.HasPrefix(s, "+") || len(s) > 16 {
-		return false
-	}
-	n, err := phonenumbers.Parse(s, "")
-	if err != nil || !phonenumbers.IsValidNumber(n) {
-		return false
-	}
-	return phonenumbers.Format(n, phonenumbers.E164) == s
 }
 
 func validPushToken(s string) error {

@@ -70,7 +70,7 @@ func walkStrings(v any, f func(string) error) error {
 			}
 		}
 	case map[string]string:
-		for _, k := range sortedStringKeys(t) {
+		for _, k := range sortedKeys(t) {
 			if err := f(t[k]); err != nil {
 				return err
 			}
@@ -236,16 +236,7 @@ func (r *Redactor) Value(v any) any {
 	return v
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func sortedStringKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

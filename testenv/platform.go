@@ -73,7 +73,7 @@ func NewPlatform(t testing.TB, o Options) *Platform {
 		cfg.RateLimit = o.RateLimit
 	}
 	// User code runs in children of the test binary (see SandboxMain).
-	cfg.SandboxCommand, cfg.SandboxEnv = []string{os.Args[0], "-test.run=^$"}, []string{sandboxChildEnv + "=1"}
+	cfg.SandboxCommand, cfg.SandboxEnv = []string{os.Args[0], "-test.run=^$"}, []string{SandboxChildEnv + "=1"}
 	if o.Configure != nil {
 		o.Configure(cfg)
 	}

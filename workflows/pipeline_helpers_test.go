@@ -52,7 +52,7 @@ func sharedSandbox(t testing.TB) *sandbox.Pool {
 	sandboxOnce.Do(func() {
 		sandboxPool, sandboxErr = sandbox.NewPool(sandbox.PoolOptions{
 			Command: []string{os.Args[0], "-test.run=^$"},
-			Env:     []string{sandboxChildEnv + "=1"},
+			Env:     []string{testenv.SandboxChildEnv + "=1"},
 			Size:    2,
 			// A -race child on a loaded 2-core machine is slow: the
 			// default 1 s would make the tests flaky, not stricter.

@@ -834,7 +834,6 @@ func TestRecordHistoriesPipeline(t *testing.T) {
 	})
 	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *config.Config) {
 		c.OutboundAllow = []string{"127.0.0.1"}
-		c.SandboxEnv = []string{sandboxChildEnv + "=1"} // this package's TestMain serves sandbox children
 	}})
 	tok := p.Token("automation.*", "crm.*", "config.*")
 	r := p.Do("POST", "/config/credentials", tok, map[string]any{"name": "api", "type": "api-key", "credentials": map[string]any{"token": recordedSecret}})
