@@ -157,7 +157,10 @@ func (a *App) ensureIndexes(ctx context.Context) error {
 	if err := a.Identity.EnsureIndexes(ctx); err != nil {
 		return err
 	}
-	return a.Store.EnsureIndexes(ctx, events.Collection, true, events.Indexes)
+	if err := a.Store.EnsureIndexes(ctx, events.Collection, true, events.Indexes); err != nil {
+		return err
+	}
+	return automation.BackfillSubscriptions(ctx, a.Store)
 }
 
 // notifierSlots bounds the event dispatches one API process starts at once.

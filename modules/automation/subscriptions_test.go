@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"platform/events"
+	"platform/modules/automation"
 	"platform/query"
 	"platform/store"
 	"platform/testenv"
@@ -48,4 +49,26 @@ func TestEventsNobodySubscribesToNeedNoWorkflow(t *testing.T) {
 	heard := eventOf("someone-listens@example.com")
 	require.True(t, dispatchRan(heard))
 	rc.waitFor(t, "/hook", 1, 30*time.Second)
+}
+
+// TestBackfillSubscriptions: webhooks and triggers stored before event
+// subscriptions were recorded get theirs at start-up, once.
+func TestBackfillSubscriptions(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	ctx := p.Ctx()
+	require.NoError(t, p.Store.Collection("webhooks").Insert(ctx, store.Doc{"_id": store.NewID(), "name": "old", "url": "https://x.example", "events": []any{"tasks.*"}, "active": true}))
+	require.NoError(t, p.Store.Collection("triggers").Insert(ctx, store.Doc{"_id": store.NewID(), "name": "old", "type": "event", "event": "notes.created", "active": true}))
+	wanted := func(name string) bool {
+		ok, err := events.Subscribed(context.Background(), p.Store, p.Customer.ID, name)
+		require.NoError(t, err)
+		return ok
+	}
+	require.False(t, wanted("tasks.created"), "stored behind the hooks' back")
+	_, err := p.Store.Global("migrations").Delete(context.Background(), query.ID("event-subscriptions-v1"))
+	require.NoError(t, err)
+	require.NoError(t, automation.BackfillSubscriptions(context.Background(), p.Store))
+	require.True(t, wanted("tasks.created"))
+	require.True(t, wanted("notes.created"))
+	require.False(t, wanted("consumers.created"))
 }
