@@ -65,6 +65,7 @@ type Config struct {
 	SMTPUsername string
 	SMTPPassword string // never logged nor shown in --help
 	SMTPTLS      string // none, starttls or tls
+	SMTPHelo     string // name sent with EHLO; empty: the host name
 	SMSURL       string
 	SMSToken     string // never logged nor shown in --help
 	PushURL      string
@@ -131,6 +132,7 @@ func settings() []setting {
 		{"PLATFORM_SMTP_FROM", "smtp-from", "platform@localhost", "sender address of notification mails", func(c *Config, v string) error { c.SMTPFrom = v; return mailAddress(v) }},
 		{"PLATFORM_SMTP_USERNAME", "smtp-username", "", "SMTP AUTH user; empty: no AUTH", func(c *Config, v string) error { c.SMTPUsername = v; return nil }},
 		{"PLATFORM_SMTP_PASSWORD", "smtp-password", "", "SMTP AUTH password", func(c *Config, v string) error { c.SMTPPassword = v; return nil }},
+		{"PLATFORM_SMTP_HELO", "smtp-helo", "", "name sent with EHLO (default: this machine's host name)", func(c *Config, v string) error { c.SMTPHelo = v; return nil }},
 		{"PLATFORM_SMTP_TLS", "smtp-tls", "starttls", "SMTP encryption: starttls (required), tls (implicit, port 465) or none (tests and local relays)", func(c *Config, v string) error { c.SMTPTLS = v; return oneOf(v, "none", "starttls", "tls") }},
 		{"PLATFORM_SMS_URL", "sms-url", "", "URL the sms notification channel POSTs {to, body} to; empty: sms off", func(c *Config, v string) error { c.SMSURL = v; return optional(v, absURL) }},
 		{"PLATFORM_SMS_TOKEN", "sms-token", "", "bearer token sent to PLATFORM_SMS_URL", func(c *Config, v string) error { c.SMSToken = v; return nil }},

@@ -158,7 +158,7 @@ func FromConfig(cfg *config.Config) *Router {
 	r := &Router{}
 	if cfg.SMTPAddr != "" {
 		r.Mail = &Mailer{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername,
-			Password: cfg.SMTPPassword, TLS: cfg.SMTPTLS}
+			Password: cfg.SMTPPassword, TLS: cfg.SMTPTLS, HELO: cfg.SMTPHelo}
 	}
 	if cfg.SMSURL != "" {
 		r.SMS = &HTTPSMS{URL: cfg.SMSURL, Token: cfg.SMSToken}

@@ -4,16 +4,19 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
 
+	smtpmock "github.com/mocktools/go-smtp-mock/v2"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/enums/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"platform/config"
 	"platform/store"
 	"platform/tenant"
 	"platform/testenv"
@@ -155,4 +158,40 @@ func TestSecretsNeverLeaveTheActivity(t *testing.T) {
 	require.NoError(t, err)
 	blob, _ = json.Marshal(evs)
 	require.NotContains(t, string(blob), token)
+}
+
+// TestNotificationStepSendsMail: a notification step's mail reaches a real
+// SMTP server (go-smtp-mock) configured by PLATFORM_SMTP_*, rendered with
+// the event's data; an unconfigured channel fails the step for good.
+func TestNotificationStepSendsMail(t *testing.T) {
+	t.Parallel()
+	srv := smtpmock.New(smtpmock.ConfigurationAttr{HostAddress: "127.0.0.1", MultipleRcptto: true, MultipleMessageReceiving: true})
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { _ = srv.Stop() })
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *config.Config) {
+		c.SMTPAddr, c.SMTPTLS, c.SMTPHelo = fmt.Sprintf("127.0.0.1:%d", srv.PortNumber()), "none", "localhost"
+		c.SMTPFrom = "Acme <noreply@acme.example>"
+	}})
+	tok := p.Token("automation.*")
+	r := p.Do("POST", "/automation/pipelines", tok, newPipeline("welcome mail",
+		map[string]any{"id": "mail", "type": "notification", "channel": "mail", "to": "{{input.email}}",
+			"subject": "Welcome, {{input.name}}", "template": "Hello {{input.name}},\nthanks for joining {{customer.slug}}."},
+		map[string]any{"id": "sms", "type": "notification", "channel": "sms", "to": "+4915112345678", "template": "hi", "onError": "continue"},
+	))
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	run := waitRun(t, p, tok, runOf(t, p.Do("POST", "/automation/pipelines/"+r.Payload()["_id"].(string)+"/actions/run", tok,
+		map[string]any{"input": map[string]any{"email": "ada@example.com", "name": "Ada"}})))
+	require.Equal(t, "success", run["status"], "%v", run)
+	msgs, err := srv.WaitForMessages(1, 10*time.Second)
+	require.NoError(t, err)
+	data := msgs[0].MsgRequest()
+	require.Contains(t, data, "Subject: Welcome, Ada")
+	require.Contains(t, data, "thanks for joining "+p.Customer.Slug)
+	require.Contains(t, msgs[0].RcpttoRequestResponse()[0][0], "ada@example.com")
+	steps := run["steps"].([]any)
+	require.Equal(t, map[string]any{"sent": true, "channel": "mail", "recipients": 1.0}, steps[0].(map[string]any)["output"])
+	sms := steps[1].(map[string]any)
+	require.Equal(t, "failed", sms["status"], "SMS is not configured here")
+	require.Contains(t, sms["error"].(map[string]any)["message"], "PLATFORM_SMS_URL")
+	require.EqualValues(t, 1, len(srv.Messages()), "not retried")
 }
