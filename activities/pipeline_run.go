@@ -117,10 +117,11 @@ type StepRecord struct {
 
 // StepError is a step's failure as recorded.
 type StepError struct {
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
-	Line    int    `json:"line,omitempty"`
-	Column  int    `json:"column,omitempty"`
+	Kind     string `json:"kind"`
+	Message  string `json:"message"`
+	Line     int    `json:"line,omitempty"`
+	Column   int    `json:"column,omitempty"`
+	Attempts int    `json:"attempts,omitempty"` // the attempt that failed last
 }
 
 // Run-record limits: a record stays far below a document's maximum size
@@ -221,6 +222,9 @@ func (a *Activities) FinishRun(ctx context.Context, in FinishRunInput) error {
 		set["cancelled"] = true
 	}
 	_, err := a.Store.Collection(runs.Runs).Update(ctx, query.ID(in.RunID), store.Update{Set: set})
+	if err == nil {
+		a.Log.InfoContext(ctx, "pipeline run ended", "run", in.RunID, "status", in.Status, "failedStep", in.FailedStep, "totalMs", set["totalDuration"])
+	}
 	return ignoreMissing(err)
 }
 

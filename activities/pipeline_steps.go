@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"platform/pipeline"
@@ -63,6 +64,7 @@ type StepOutput struct {
 	Output     any
 	Logs       []string
 	DurationMs float64
+	Attempts   int // the attempt that succeeded (retry policy)
 }
 
 // stepFailure is a step error for the workflow: retried by the step's
@@ -90,8 +92,9 @@ func FailureDetails(app *temporal.ApplicationError) (d StepError, logs []string,
 // stepScope is the scope of one step with the secrets it refers to, and a
 // redactor hiding them in everything the step records or returns.
 type stepScope struct {
-	vars   map[string]any
-	redact *pipeline.Redactor
+	vars    map[string]any
+	redact  *pipeline.Redactor
+	attempt int
 }
 
 func (a *Activities) scopeFor(ctx context.Context, in StepInput) (stepScope, error) {
@@ -101,7 +104,7 @@ func (a *Activities) scopeFor(ctx context.Context, in StepInput) (stepScope, err
 		needs = needs || r.Root() == pipeline.RootSecrets
 	}
 	if !needs {
-		return stepScope{vars: in.Scope}, nil
+		return stepScope{vars: in.Scope, attempt: attemptOf(ctx)}, nil
 	}
 	if a.Secrets == nil {
 		return stepScope{}, stepFailure("secrets", "secrets are not available in this worker (no master key)", true, nil)
@@ -115,7 +118,7 @@ func (a *Activities) scopeFor(ctx context.Context, in StepInput) (stepScope, err
 		vars[k] = v
 	}
 	vars[pipeline.RootSecrets] = secrets
-	return stepScope{vars: vars, redact: pipeline.NewRedactor(stringLeaves(secrets))}, nil
+	return stepScope{vars: vars, redact: pipeline.NewRedactor(stringLeaves(secrets)), attempt: attemptOf(ctx)}, nil
 }
 
 func stringLeaves(v any) []string {
@@ -142,7 +145,7 @@ func stringLeaves(v any) []string {
 
 // finish measures the step, caps its output and hides secrets in it.
 func (s stepScope) finish(start time.Time, input, output any, logs []string) (StepOutput, error) {
-	out := StepOutput{Input: s.redact.Value(input), Output: s.redact.Value(output), DurationMs: ms(time.Since(start))}
+	out := StepOutput{Input: s.redact.Value(input), Output: s.redact.Value(output), DurationMs: ms(time.Since(start)), Attempts: s.attempt}
 	for _, l := range logs {
 		out.Logs = append(out.Logs, s.redact.String(l))
 	}
@@ -154,7 +157,15 @@ func (s stepScope) finish(start time.Time, input, output any, logs []string) (St
 
 // fail is the step's failure with its rendered input, secrets redacted.
 func (s stepScope) fail(kind string, permanent bool, err error, input any) error {
-	return failure(StepError{Kind: kind, Message: s.redact.String(err.Error())}, permanent, nil, nil, s.redact.Value(input))
+	return failure(StepError{Kind: kind, Message: s.redact.String(err.Error()), Attempts: s.attempt}, permanent, nil, nil, s.redact.Value(input))
+}
+
+// attemptOf is the current attempt of the (local) activity of ctx.
+func attemptOf(ctx context.Context) int {
+	if !activity.IsActivity(ctx) {
+		return 0
+	}
+	return int(activity.GetInfo(ctx).Attempt)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -168,11 +179,12 @@ func (a *Activities) RunTransform(ctx context.Context, in StepInput) (StepOutput
 		kind = sandbox.KindJSExpression
 	}
 	input := map[string]any{"language": string(kind), "expression": in.Step.Expression}
-	out, logs, err := a.runCode(ctx, sandbox.Request{Kind: kind, Code: in.Step.Expression, TimeoutMs: in.Step.TimeoutMs}, in.Scope, nil, input)
+	sc := stepScope{attempt: attemptOf(ctx)}
+	out, logs, err := a.runCode(ctx, sandbox.Request{Kind: kind, Code: in.Step.Expression, TimeoutMs: in.Step.TimeoutMs}, in.Scope, sc, input)
 	if err != nil {
 		return StepOutput{}, err
 	}
-	return stepScope{}.finish(start, input, out, logs)
+	return sc.finish(start, input, out, logs)
 }
 
 // permanentCodeError: retrying cannot change these outcomes of user code
@@ -185,7 +197,8 @@ var permanentCodeError = map[string]bool{
 // runCode runs user code with input in the sandbox and decodes its output;
 // redact hides secrets in the error and logs of a failed call (the caller
 // redacts those of a successful one in finish).
-func (a *Activities) runCode(ctx context.Context, req sandbox.Request, input any, redact *pipeline.Redactor, recorded any) (any, []string, error) {
+func (a *Activities) runCode(ctx context.Context, req sandbox.Request, input any, sc stepScope, recorded any) (any, []string, error) {
+	redact := sc.redact
 	if a.Sandbox == nil {
 		return nil, nil, stepFailure("sandbox", "the sandbox is not available in this worker", true, nil)
 	}
@@ -203,7 +216,7 @@ func (a *Activities) runCode(ctx context.Context, req sandbox.Request, input any
 		for i, l := range res.Logs {
 			res.Logs[i] = redact.String(l)
 		}
-		d := StepError{Kind: res.Error.Kind, Message: res.Error.Message, Line: res.Error.Line, Column: res.Error.Column}
+		d := StepError{Kind: res.Error.Kind, Message: res.Error.Message, Line: res.Error.Line, Column: res.Error.Column, Attempts: sc.attempt}
 		return nil, res.Logs, failure(d, permanentCodeError[res.Error.Kind], nil, res.Logs, redact.Value(recorded))
 	}
 	var out any
@@ -230,7 +243,7 @@ func (a *Activities) RunFunction(ctx context.Context, in StepInput) (StepOutput,
 		arg = pipeline.Render(in.Step.Input, sc.vars)
 	}
 	input := map[string]any{"function": in.Step.Function, "version": fn.Version, "input": arg}
-	out, logs, err := a.runCode(ctx, sandbox.Request{Kind: sandbox.KindJSFunction, Code: fn.Code, TimeoutMs: fn.TimeoutMs}, arg, sc.redact, input)
+	out, logs, err := a.runCode(ctx, sandbox.Request{Kind: sandbox.KindJSFunction, Code: fn.Code, TimeoutMs: fn.TimeoutMs}, arg, sc, input)
 	if err != nil {
 		return StepOutput{}, err
 	}

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -87,7 +88,7 @@ func (a *Activities) selects(ctx context.Context, t store.Doc, name string, load
 			return v, nil
 		}
 		trig, err := a.Store.Collection(runs.Triggers).Get(ctx, id)
-		if err != nil && err != store.ErrNotFound {
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return false, err
 		}
 		ok := false

@@ -133,7 +133,7 @@ func (r *interpreter) exec(ctx workflow.Context, s pipeline.Step, executed int) 
 	default:
 		out, err = r.activity(ctx, s)
 	}
-	rec.Input, rec.Output, rec.Logs, rec.DurationMs = out.Input, out.Output, out.Logs, out.DurationMs
+	rec.Input, rec.Output, rec.Logs, rec.DurationMs, rec.Attempts = out.Input, out.Output, out.Logs, out.DurationMs, out.Attempts
 	if rec.DurationMs == 0 {
 		rec.DurationMs = float64(workflow.Now(ctx).Sub(began).Milliseconds())
 	}
@@ -144,6 +144,7 @@ func (r *interpreter) exec(ctx workflow.Context, s pipeline.Step, executed int) 
 		if input != nil {
 			rec.Input = input
 		}
+		rec.Attempts = rec.Error.Attempts
 	}
 	return rec, next, err
 }

@@ -249,6 +249,7 @@ func TestPipelineHTTPRetriesThenSucceeds(t *testing.T) {
 	requireFinished(t, rec, runs.StatusSuccess)
 	require.Equal(t, []string{"call"}, stepIDs(t, rec))
 	require.Equal(t, runs.StatusSuccess, step(t, rec, "call")["status"])
+	require.EqualValues(t, 3, step(t, rec, "call")["attempts"], "the record says which attempt succeeded")
 }
 
 func TestPipelineDB(t *testing.T) {
