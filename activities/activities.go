@@ -30,4 +30,13 @@ type Activities struct {
 	Notifier Notifier
 	// Launcher starts the runs events and schedules trigger.
 	Launcher *runs.Launcher
+	// Vault opens sealed webhook secrets; nil without a master key.
+	Vault Sealer
+}
+
+// Sealer seals and opens secrets of one record of a customer
+// (credentials.Vault).
+type Sealer interface {
+	Seal(customer, recordID string, plain map[string]any) (store.Doc, error)
+	Open(customer, recordID string, sealed store.Doc) (map[string]any, error)
 }

@@ -65,6 +65,11 @@ func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverInput) (Deliv
 	msg := webhook.Message{DeliveryID: webhook.DeliveryID(in.EventID, in.WebhookID), Event: ev.Name,
 		Timestamp: ev.Timestamp, Customer: cust, Data: ev.Data}
 	target := targetOf(hook)
+	if target.Secret, err = a.webhookSecret(cust, in.WebhookID, hook["secret"]); err != nil {
+		// A secret that does not open (another master key) must not send
+		// an unsigned delivery: fail the attempt.
+		return DeliverOutput{}, temporal.NewApplicationError("the webhook's secret cannot be opened: "+err.Error(), ErrTypeAttemptFailed)
+	}
 	res := a.post(ctx, target, msg)
 	a.recordAttempt(ctx, in, msg, target.URL, res)
 	return a.judge(ctx, in, res)
@@ -177,7 +182,6 @@ func heartbeat(ctx context.Context) (stop func()) {
 func targetOf(hook store.Doc) webhook.Target {
 	t := webhook.Target{Headers: map[string]string{}}
 	t.URL, _ = hook["url"].(string)
-	t.Secret, _ = hook["secret"].(string)
 	if h, ok := hook["headers"].(store.Doc); ok {
 		for k, v := range h {
 			if s, ok := v.(string); ok {
@@ -186,6 +190,27 @@ func targetOf(hook store.Doc) webhook.Target {
 		}
 	}
 	return t
+}
+
+// webhookSecret is a webhook's signing secret: sealed by the vault
+// (modules/automation seals it when a master key is set) or, stored before
+// that or without a key, as it was given.
+func (a *Activities) webhookSecret(customer, hookID string, stored any) (string, error) {
+	switch s := stored.(type) {
+	case string:
+		return s, nil
+	case store.Doc:
+		if a.Vault == nil {
+			return "", errors.New("no master key in this worker")
+		}
+		plain, err := a.Vault.Open(customer, hookID, s)
+		if err != nil {
+			return "", err
+		}
+		secret, _ := plain["secret"].(string)
+		return secret, nil
+	}
+	return "", nil
 }
 
 // recordAttempt writes the attempt's webhookdeliveries record under an id

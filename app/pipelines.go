@@ -62,6 +62,9 @@ func (a *App) automationDeps() automation.Deps {
 	if a.pipes.sandbox != nil {
 		d.Code = a.pipes.sandbox
 	}
+	if a.Vault != nil {
+		d.Vault = a.Vault
+	}
 	if a.API != nil {
 		d.Records = a.API.Records(DataModules...)
 	}
@@ -87,7 +90,7 @@ func (a *App) pipelineActivities(acts *activities.Activities) {
 	acts.Notifier = a.pipes.notifier
 	acts.Launcher = a.pipes.launcher
 	if a.Vault != nil {
-		acts.Secrets = a.Vault
+		acts.Secrets, acts.Vault = a.Vault, a.Vault
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -26,11 +25,13 @@ func TestSigtermLetsInFlightRequestsFinish(t *testing.T) {
 	}
 	var completedAfterTerm, cut atomic.Int64
 	var termSent atomic.Bool
-	var wg sync.WaitGroup
+	var wg, sending sync.WaitGroup
 	for i := 0; i < 20; i++ {
 		wg.Add(1)
+		sending.Add(1)
 		go func() {
 			defer wg.Done()
+			sending.Done()
 			// A sorted, counted page scans on the embedded store: slow enough to be in flight.
 			status, _, err := d.do("GET", "/crm/consumers?sort=-email&count=true&limit=50", tok, nil)
 			switch {
@@ -46,7 +47,10 @@ func TestSigtermLetsInFlightRequestsFinish(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(30 * time.Millisecond)
+	// SIGTERM as the requests go out: a fixed head start let all of them
+	// finish first once the store got fast enough; these are in flight or
+	// arrive during PLATFORM_DRAIN_DELAY (1 s), and all must be answered.
+	sending.Wait()
 	termSent.Store(true)
 	require.NoError(t, d.signal(syscall.SIGTERM), "exit status after SIGTERM")
 	wg.Wait()

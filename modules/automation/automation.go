@@ -15,7 +15,7 @@ func Module(d Deps) *api.Module {
 	return &api.Module{
 		Name: "automation", HostLabel: "automation", Version: Version,
 		Resources: []*api.Resource{
-			Webhooks(), WebhookDeliveries(), WebhookRetries(),
+			Webhooks(d), WebhookDeliveries(), WebhookRetries(),
 			Pipelines(d), PipelineVersions(), Triggers(d), Functions(d), PipelineRuns(d),
 		},
 		Routes: hookRoutes(d),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"platform/activities"
 	"platform/api"
 	"platform/runs"
 	"platform/sandbox"
@@ -33,6 +34,8 @@ type Deps struct {
 	GatewayURL string
 	// HookLimiter limits the calls of each incoming-webhook URL.
 	HookLimiter api.Limiter
+	// Vault seals webhook secrets; nil without a master key.
+	Vault activities.Sealer
 }
 
 // CodeRunner runs and checks user code in the sandbox.

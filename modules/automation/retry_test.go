@@ -36,7 +36,7 @@ func parkInTimeSkipping(t *testing.T, p *testenv.Platform, eventID, hookID strin
 	cust, err := converter.GetDefaultDataConverter().ToPayload(p.Customer.ID)
 	require.NoError(t, err)
 	env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{tenant.HeaderKey: cust}})
-	env.RegisterActivity(&activities.Activities{Store: p.Store, Log: p.Log, Outbound: p.Outbound, WebhookTimeout: 5 * time.Second})
+	env.RegisterActivity(&activities.Activities{Store: p.Store, Log: p.Log, Outbound: p.Outbound, WebhookTimeout: 5 * time.Second, Vault: p.Vault})
 	env.ExecuteWorkflow(workflows.WebhookDelivery, workflows.DeliveryInput{EventID: eventID, Event: "consumers.created", WebhookID: hookID})
 	require.NoError(t, env.GetWorkflowError())
 	var res workflows.DeliveryResult

@@ -9,6 +9,7 @@ import (
 	"platform/api"
 	"platform/events"
 	"platform/store"
+	"platform/tenant"
 	"platform/webhook"
 )
 
@@ -16,7 +17,7 @@ import (
 const MaxEventPatterns = 100
 
 // Webhooks declares /webhooks.
-func Webhooks() *api.Resource {
+func Webhooks(d Deps) *api.Resource {
 	return &api.Resource{
 		Module: "automation", Plural: webhook.Collection, Title: "webhook",
 		Fields: []api.Field{
@@ -42,13 +43,13 @@ func Webhooks() *api.Resource {
 			{Name: "deliveries", Module: "automation", Plural: webhook.DeliveriesCollection, Key: "webhook"},
 			{Name: "retries", Module: "automation", Plural: webhook.RetriesCollection, Key: "webhook"},
 		},
-		Hooks: api.Hooks{BeforeWrite: webhookWrite},
+		Hooks: api.Hooks{BeforeWrite: func(ctx context.Context, w *api.Write) error { return webhookWrite(ctx, d, w) }},
 	}
 }
 
 // webhookWrite checks what field declarations cannot: event names against
 // the registry, the secret's length and the extra headers.
-func webhookWrite(ctx context.Context, w *api.Write) error {
+func webhookWrite(ctx context.Context, d Deps, w *api.Write) error {
 	var errs []api.ErrorEntry
 	errs = append(errs, checkEvents(w.New["events"], w.Services.Registry.EventNames())...)
 	errs = append(errs, checkSecret(w)...)
@@ -60,10 +61,33 @@ func webhookWrite(ctx context.Context, w *api.Write) error {
 		return err
 	}
 	w.New["signed"] = w.New["secret"] != nil
+	if err := sealSecret(ctx, d, w); err != nil {
+		return err
+	}
 	if w.New["active"] == true {
 		delete(w.New, "deactivatedAt") // reactivated by the client
 		delete(w.New, "deactivatedReason")
 	}
+	return nil
+}
+
+// sealSecret encrypts a new secret with the vault (per-customer key, bound
+// to the webhook's id), so the store never holds it in clear. Without a
+// master key it is stored as given; deliveries read either form.
+func sealSecret(ctx context.Context, d Deps, w *api.Write) error {
+	s, ok := w.New["secret"].(string)
+	if !ok || d.Vault == nil {
+		return nil
+	}
+	cust, err := tenant.Customer(ctx)
+	if err != nil {
+		return err
+	}
+	sealed, err := d.Vault.Seal(cust, w.New["_id"].(string), map[string]any{"secret": s})
+	if err != nil {
+		return err
+	}
+	w.New["secret"] = sealed
 	return nil
 }
 

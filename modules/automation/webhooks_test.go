@@ -1,6 +1,7 @@
 package automation_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -94,7 +95,9 @@ func TestSecretNeverReturned(t *testing.T) {
 	require.Equal(t, true, answers[len(answers)-1].Payload()["signed"])
 	stored, err := p.Store.Collection(webhook.Collection).Get(p.Ctx(), id)
 	require.NoError(t, err)
-	require.Equal(t, secret, stored["secret"], "kept in the store for signing")
+	plain, err := p.Vault.Open(p.Customer.ID, id, stored["secret"].(store.Doc))
+	require.NoError(t, err)
+	require.Equal(t, secret, plain["secret"], "kept in the store, sealed, for signing")
 	answers = append(answers, p.Do("PATCH", "/automation/webhooks/"+id, tok, map[string]any{"secret": nil}))
 	require.Equal(t, false, answers[len(answers)-1].Payload()["signed"])
 	answers = append(answers, p.Do("DELETE", "/automation/webhooks/"+id, tok, nil))
@@ -137,4 +140,38 @@ func TestWebhooksIsolatedByCustomer(t *testing.T) {
 	require.Equal(t, 404, p.Do("DELETE", "/automation/webhooks/"+id, otok, nil).Status)
 	require.Len(t, p.Do("GET", "/automation/webhookretries", tok, nil).List(), 1, "the owner still sees its record")
 	require.Equal(t, 403, p.Do("GET", "/automation/webhooks", p.Token("crm.*"), nil).Status, "rights are per resource")
+}
+
+// TestWebhookSecretIsSealedAtRest: the store holds the secret encrypted
+// with the customer's key, bound to the webhook; deliveries still sign
+// with it (see the delivery tests, which verify every signature).
+func TestWebhookSecretIsSealedAtRest(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	tok := p.Token("automation.*")
+	body := validHook("https://example.com/hook")
+	body["secret"] = secret
+	r := p.Do("POST", "/automation/webhooks", tok, body)
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	require.NotContains(t, string(r.Body), secret)
+	id := r.Payload()["_id"].(string)
+	raw, err := p.Store.Collection(webhook.Collection).Get(p.Ctx(), id)
+	require.NoError(t, err)
+	sealed, ok := raw["secret"].(store.Doc)
+	require.True(t, ok, "sealed, not a string: %v", raw["secret"])
+	require.NotContains(t, fmt.Sprint(sealed), secret)
+	plain, err := p.Vault.Open(p.Customer.ID, id, sealed)
+	require.NoError(t, err)
+	require.Equal(t, secret, plain["secret"])
+	_, err = p.Vault.Open(p.Customer.ID, store.NewID(), sealed)
+	require.Error(t, err, "bound to this webhook")
+
+	// A PUT without the secret keeps the sealed one; a new one is sealed anew.
+	delete(body, "secret")
+	require.Equal(t, 200, p.Do("PUT", "/automation/webhooks/"+id, tok, body).Status)
+	raw, _ = p.Store.Collection(webhook.Collection).Get(p.Ctx(), id)
+	require.Equal(t, sealed, raw["secret"])
+	require.Equal(t, true, raw["signed"])
+	short := p.Do("PATCH", "/automation/webhooks/"+id, tok, map[string]any{"secret": "short"})
+	require.Equal(t, 422, short.Status, "a new secret is still checked")
 }
