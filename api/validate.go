@@ -239,11 +239,7 @@ func freeForm(o map[string]any) store.Doc {
 func freeValue(v any) any {
 	switch x := v.(type) {
 	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
+		return store.JSONNumber(x)
 	case map[string]any:
 		return freeForm(x)
 	case []any:

@@ -250,11 +250,7 @@ func mac(key []byte, ver int64, customer, recordID string, iv, ct []byte) []byte
 func numbers(v any) any {
 	switch x := v.(type) {
 	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
+		return store.JSONNumber(x)
 	case map[string]any:
 		for k, e := range x {
 			x[k] = numbers(e)

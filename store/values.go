@@ -1,5 +1,7 @@
 package store
 
+import "encoding/json"
+
 // Strings reads a stored array of strings (documents hold []any); other
 // element types are skipped.
 func Strings(v any) []string {
@@ -20,4 +22,14 @@ func List(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// JSONNumber is a decoded JSON number as documents hold it: int64 when it
+// is integral and fits, else float64.
+func JSONNumber(n json.Number) any {
+	if i, err := n.Int64(); err == nil {
+		return i
+	}
+	f, _ := n.Float64()
+	return f
 }
