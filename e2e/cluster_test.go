@@ -3,7 +3,6 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,7 +32,7 @@ type cluster struct {
 // role is one running process of the cluster.
 type role struct {
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *testenv.SyncBuffer
 	exited chan struct{}
 }
 
@@ -100,7 +99,7 @@ func (c *cluster) env() []string {
 
 // run starts the binary with args; it is killed at cleanup.
 func (c *cluster) run(cmd string, args []string, env []string) *role {
-	r := &role{cmd: exec.Command(c.bin, append([]string{cmd}, args...)...), stderr: &syncBuffer{}, exited: make(chan struct{})}
+	r := &role{cmd: exec.Command(c.bin, append([]string{cmd}, args...)...), stderr: &testenv.SyncBuffer{}, exited: make(chan struct{})}
 	r.cmd.Env = env
 	if env == nil {
 		r.cmd.Env = os.Environ()
@@ -178,16 +177,5 @@ func (c *cluster) token(customer, scope string) string {
 }
 
 func (c *cluster) do(method, path, token string, body any) (int, map[string]any, error) {
-	j, _ := json.Marshal(body)
-	req, _ := http.NewRequest(method, c.baseURL()+path, bytes.NewReader(j))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer res.Body.Close()
-	var env map[string]any
-	err = json.NewDecoder(res.Body).Decode(&env)
-	return res.StatusCode, env, err
+	return callAPI(c.baseURL(), method, path, token, body)
 }

@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,8 +27,8 @@ type devProcess struct {
 	data    string
 	ports   map[string]int
 	cmd     *exec.Cmd
-	stdout  *syncBuffer // written by the process while tests read it
-	stderr  *syncBuffer
+	stdout  *testenv.SyncBuffer // written by the process while tests read it
+	stderr  *testenv.SyncBuffer
 	exited  chan struct{}
 	exitErr error
 }
@@ -74,7 +73,7 @@ func (d *devProcess) start() time.Duration {
 	begin := time.Now()
 	d.cmd = exec.Command(d.bin, "dev")
 	d.cmd.Env = d.env()
-	d.stdout, d.stderr = &syncBuffer{}, &syncBuffer{}
+	d.stdout, d.stderr = &testenv.SyncBuffer{}, &testenv.SyncBuffer{}
 	d.cmd.Stdout, d.cmd.Stderr = d.stdout, d.stderr
 	if err := d.cmd.Start(); err != nil {
 		d.t.Fatal(err)
@@ -141,12 +140,17 @@ func (d *devProcess) token(scope string) string {
 }
 
 func (d *devProcess) do(method, path, token string, body any) (int, map[string]any, error) {
+	return callAPI(d.baseURL(), method, path, token, body)
+}
+
+// callAPI sends a JSON request with a bearer token and decodes the envelope.
+func callAPI(base, method, path, token string, body any) (int, map[string]any, error) {
 	var rd io.Reader
 	if body != nil {
 		j, _ := json.Marshal(body)
 		rd = bytes.NewReader(j)
 	}
-	req, _ := http.NewRequest(method, d.baseURL()+path, rd)
+	req, _ := http.NewRequest(method, base+path, rd)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+token)
 	res, err := http.DefaultClient.Do(req)
@@ -168,23 +172,6 @@ func freePort(t *testing.T) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // lines returns stdout lines (the seed banner).

@@ -1,10 +1,8 @@
 package automation_test
 
 import (
-	"bytes"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,29 +12,12 @@ import (
 	"platform/testenv"
 )
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestSecretNeverLogged captures every log line of the API, the worker and
 // the Temporal client at debug level while webhooks with secrets are
 // created, rejected, delivered, fail and are refused, and finds no secret.
 func TestSecretNeverLogged(t *testing.T) {
 	t.Parallel()
-	logs := &syncBuffer{}
+	logs := &testenv.SyncBuffer{}
 	p := platformWithWorker(t, testenv.Options{Logger: obs.NewLogger(logs, "debug")})
 	rc := newReceiver(t)
 	tok := p.Token("automation.*", "crm.*")

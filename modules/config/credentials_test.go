@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -58,7 +57,7 @@ func eventsOf(t *testing.T, p *testenv.Platform, id string) []store.Doc {
 // and absent from every answer, format, projection and event.
 func TestCredentialsNeverShown(t *testing.T) {
 	t.Parallel()
-	logs := &lockedBuffer{}
+	logs := &testenv.SyncBuffer{}
 	p := testenv.NewPlatform(t, testenv.Options{Logger: obs.NewLogger(logs, "debug")})
 	p.CheckOpenAPI("config")
 	tok := p.Token("config.credentials.view", "config.credentials.create", "config.credentials.edit", "config.credentials.delete")
@@ -142,24 +141,6 @@ func TestCredentialsNeverShown(t *testing.T) {
 	for _, clear := range []string{password, apiKey} {
 		require.NotContains(t, logs.String(), clear, "never in a log line")
 	}
-}
-
-// lockedBuffer collects log lines written from many goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func keys(m map[string]any) []string {
