@@ -136,10 +136,14 @@ func (a *Activities) RunDB(ctx context.Context, in StepInput) (StepOutput, error
 	data, _ := pipeline.Render(s.Data, sc.vars).(map[string]any)
 	filter, _ := pipeline.Render(s.Filter, sc.vars).(map[string]any)
 	input := map[string]any{"collection": s.Collection, "op": s.Op}
-	for k, v := range map[string]any{"recordId": id, "data": data, "filter": filter} {
-		if v != "" && v != nil && !isEmptyMap(v) {
-			input[k] = v
-		}
+	if id != "" {
+		input["recordId"] = id
+	}
+	if data != nil {
+		input["data"] = data
+	}
+	if filter != nil {
+		input["filter"] = filter
 	}
 	// Records written by a pipeline name it as their author.
 	cust, _ := tenant.Customer(ctx)
@@ -153,12 +157,6 @@ func (a *Activities) RunDB(ctx context.Context, in StepInput) (StepOutput, error
 		return StepOutput{}, sc.fail("db", false, err, input)
 	}
 	return sc.finish(start, input, out, nil)
-}
-
-// isEmptyMap: Render turns an unset (nil) data or filter into an empty map.
-func isEmptyMap(v any) bool {
-	m, ok := v.(map[string]any)
-	return ok && len(m) == 0
 }
 
 func (a *Activities) dbOp(ctx context.Context, s pipeline.Step, id string, data, filter map[string]any) (any, error) {

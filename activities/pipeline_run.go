@@ -70,7 +70,7 @@ func (a *Activities) loadVersion(ctx context.Context, id string, version int) (*
 		if err != nil {
 			return nil, 0, "", err
 		}
-		version = runs.IntOf(p["version"])
+		version = int(store.Int(p["version"]))
 	}
 	doc, err := a.Store.Collection(runs.Versions).Get(ctx, runs.VersionID(id, version))
 	if errors.Is(err, store.ErrNotFound) {
@@ -186,7 +186,7 @@ func (a *Activities) RecordStep(ctx context.Context, in RecordStepInput) error {
 	})
 	if errors.Is(err, store.ErrNotFound) {
 		rec, gerr := coll.Get(ctx, in.RunID, "stepCount")
-		if gerr == nil && runs.IntOf(rec["stepCount"]) <= in.Index {
+		if gerr == nil && int(store.Int(rec["stepCount"])) <= in.Index {
 			return fmt.Errorf("run record %s holds %v steps, expected %d", in.RunID, rec["stepCount"], in.Index)
 		}
 		return ignoreMissing(gerr)

@@ -278,14 +278,19 @@ func LoadDeployedFunction(ctx context.Context, st store.Store, id string) (Funct
 	if err != nil {
 		return Function{}, err
 	}
-	v := runs.IntOf(f["deployedVersion"])
+	v := int(store.Int(f["deployedVersion"]))
 	if v == 0 {
 		return Function{}, stepFailure("function", fmt.Sprintf("function %s has not been deployed", id), true, nil)
 	}
+	return LoadFunctionVersion(ctx, st, id, v)
+}
+
+// LoadFunctionVersion loads the frozen code of one deployed version.
+func LoadFunctionVersion(ctx context.Context, st store.Store, id string, v int) (Function, error) {
 	doc, err := st.Collection(runs.FunctionVersions).Get(ctx, FunctionVersionID(id, v))
 	if err != nil {
 		return Function{}, fmt.Errorf("load version %d of function %s: %w", v, id, err)
 	}
 	code, _ := doc["code"].(string)
-	return Function{ID: id, Version: v, Code: code, TimeoutMs: runs.IntOf(doc["timeoutMs"])}, nil
+	return Function{ID: id, Version: v, Code: code, TimeoutMs: int(store.Int(doc["timeoutMs"]))}, nil
 }

@@ -51,7 +51,7 @@ func (t *Throttle) Blocked(ctx context.Context, keys ...string) (time.Duration, 
 			return 0, err
 		}
 		start, _ := d["windowStart"].(time.Time)
-		n := toInt64(d["failures"])
+		n := store.Int(d["failures"])
 		if left := time.Until(start.Add(t.Window)); left > 0 && n >= t.limit(k) {
 			wait = max(wait, left)
 		}
@@ -106,16 +106,3 @@ func clientAddress(r *http.Request) string {
 	return host
 }
 
-func toInt64(v any) int64 {
-	switch n := v.(type) {
-	case int64:
-		return n
-	case float64:
-		return int64(n)
-	case int32:
-		return int64(n)
-	case int:
-		return int64(n)
-	}
-	return 0
-}

@@ -6,6 +6,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -242,7 +243,7 @@ func (d *Definition) ToDoc() (map[string]any, error) {
 }
 
 func strictDecode(raw json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytesReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
 }

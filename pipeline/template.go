@@ -94,12 +94,18 @@ func Render(v any, scope map[string]any) any {
 	case string:
 		return renderString(t, scope)
 	case map[string]any:
+		if t == nil {
+			return nil // an unset setting stays unset
+		}
 		out := make(map[string]any, len(t))
 		for k, e := range t {
 			out[k] = Render(e, scope)
 		}
 		return out
 	case map[string]string:
+		if t == nil {
+			return nil
+		}
 		out := make(map[string]string, len(t))
 		for k, e := range t {
 			out[k] = Text(Render(e, scope))
@@ -244,5 +250,3 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
-
-func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

@@ -99,7 +99,7 @@ func (l *Limiter) renew(ctx context.Context, key string, ls *lease) error {
 	if err != nil {
 		return err
 	}
-	total := int(toInt(doc["count"]))
+	total := int(store.Int(doc["count"]))
 	granted := l.block
 	if over := total - l.limit; over > 0 {
 		granted = max(l.block-over, 0)
@@ -109,14 +109,3 @@ func (l *Limiter) renew(ctx context.Context, key string, ls *lease) error {
 	return nil
 }
 
-func toInt(v any) int64 {
-	switch x := v.(type) {
-	case int64:
-		return x
-	case int32:
-		return int64(x)
-	case float64:
-		return int64(x)
-	}
-	return 0
-}

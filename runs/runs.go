@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -111,9 +110,6 @@ type Launcher struct {
 	Workflow any // the interpreter; defaults to its registered name
 }
 
-// ErrInactive is returned for an inactive pipeline outside manual runs.
-var ErrInactive = errors.New("the pipeline is inactive")
-
 // Launch records the run as running and starts its workflow; a repeated
 // Launch with the same RunID starts nothing new. It returns the run id.
 func (l *Launcher) Launch(ctx context.Context, in Launch) (string, error) {
@@ -122,7 +118,7 @@ func (l *Launcher) Launch(ctx context.Context, in Launch) (string, error) {
 	if id == "" {
 		id = store.NewID()
 	}
-	version := intOf(p["version"])
+	version := int(store.Int(p["version"]))
 	pid, _ := p["_id"].(string)
 	name, _ := p["name"].(string)
 	now := time.Now().UTC().Truncate(time.Millisecond)
@@ -186,19 +182,3 @@ func VersionID(pipeline string, version int) string {
 	return DerivedID("pipeline-version", pipeline, strconv.Itoa(version))
 }
 
-func intOf(v any) int {
-	switch n := v.(type) {
-	case int:
-		return n
-	case int64:
-		return int(n)
-	case int32:
-		return int(n)
-	case float64:
-		return int(n)
-	}
-	return 0
-}
-
-// IntOf reads a stored integer whatever its Go type.
-func IntOf(v any) int { return intOf(v) }

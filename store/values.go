@@ -33,3 +33,19 @@ func JSONNumber(n json.Number) any {
 	f, _ := n.Float64()
 	return f
 }
+
+// Int reads a stored integer whatever Go type the store or a decoder gave
+// it (int64, int32, int or float64); anything else is 0.
+func Int(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case int32:
+		return int64(n)
+	case int:
+		return int64(n)
+	case float64:
+		return int64(n)
+	}
+	return 0
+}

@@ -3,6 +3,7 @@ package automation
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
 
@@ -54,7 +55,7 @@ func Functions(d Deps) *api.Resource {
 }
 
 func functionWrite(_ context.Context, w *api.Write) error {
-	ms := runs.IntOf(w.New["timeoutMs"])
+	ms := int(store.Int(w.New["timeoutMs"]))
 	if ms < 1 || ms > MaxFunctionTimeoutMs {
 		return api.Invalid(api.FieldError(api.CodeInvalid, "timeoutMs", "timeoutMs must be between 1 and %d", MaxFunctionTimeoutMs))
 	}
@@ -63,7 +64,7 @@ func functionWrite(_ context.Context, w *api.Write) error {
 		w.New["undeployedChanges"] = true
 		return nil
 	}
-	if w.Old["code"] != w.New["code"] || runs.IntOf(w.Old["timeoutMs"]) != ms {
+	if w.Old["code"] != w.New["code"] || int(store.Int(w.Old["timeoutMs"])) != ms {
 		w.New["undeployedChanges"] = true
 	}
 	return nil
@@ -86,7 +87,7 @@ func deployFunction(ctx context.Context, d Deps, call *api.ActionCall) (*api.Act
 		e.Line, e.Column = se.Line, se.Column
 		return nil, api.Invalid(e)
 	}
-	version := runs.IntOf(call.Record["deployedVersion"]) + 1
+	version := int(store.Int(call.Record["deployedVersion"])) + 1
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	if _, err := call.Services.Store.Collection(runs.FunctionVersions).Upsert(ctx, activities.FunctionVersionID(call.ID, version), store.Update{Set: store.Doc{
 		"function": call.ID, "version": int64(version), "code": code, "timeoutMs": call.Record["timeoutMs"], "deployedAt": now,
@@ -96,8 +97,11 @@ func deployFunction(ctx context.Context, d Deps, call *api.ActionCall) (*api.Act
 	rec, err := call.Services.Store.Collection(runs.Functions).Update(ctx, query.AllOf(query.ID(call.ID), query.Eq("deployedVersion", int64(version-1))), store.Update{Set: store.Doc{
 		"deployedVersion": int64(version), "deployedAt": now, "undeployedChanges": false, "updatedAt": now,
 	}})
-	if err != nil {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, api.NewError(http.StatusConflict, api.CodeConflict, "deployedVersion", "another deploy of this function ran at the same time; try again").WithCause(err)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return &api.ActionResult{Payload: rec}, nil
 }
@@ -109,9 +113,13 @@ func invokeFunction(ctx context.Context, d Deps, call *api.ActionCall) (*api.Act
 	if d.Code == nil {
 		return nil, unavailable("the sandbox")
 	}
-	fn, err := activities.LoadDeployedFunction(ctx, call.Services.Store, call.ID)
+	v := int(store.Int(call.Record["deployedVersion"]))
+	if v == 0 {
+		return nil, api.NewError(http.StatusConflict, api.CodeConflict, "deployedVersion", "the function has not been deployed; deploy it first")
+	}
+	fn, err := activities.LoadFunctionVersion(ctx, call.Services.Store, call.ID, v)
 	if err != nil {
-		return nil, api.NewError(http.StatusConflict, api.CodeConflict, "deployedVersion", "the function has not been deployed; deploy it first").WithCause(err)
+		return nil, err
 	}
 	input, err := json.Marshal(call.Body["input"])
 	if err != nil {

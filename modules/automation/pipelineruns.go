@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
+
 	"platform/api"
 	"platform/query"
 	"platform/runs"
@@ -79,7 +81,12 @@ func cancelRun(ctx context.Context, d Deps, call *api.ActionCall) (*api.ActionRe
 	if d.Runs == nil {
 		return nil, unavailable("cancelling runs")
 	}
-	if err := d.Runs.CancelWorkflow(ctx, call.ID, ""); err != nil {
+	err := d.Runs.CancelWorkflow(ctx, call.ID, "")
+	var gone *serviceerror.NotFound
+	if errors.As(err, &gone) {
+		return nil, api.NewError(http.StatusConflict, api.CodeConflict, "status", "the run's workflow no longer exists; it cannot be cancelled").WithCause(err)
+	}
+	if err != nil {
 		return nil, api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the run could not be cancelled; try again").WithCause(err)
 	}
 	rec, err := call.Services.Store.Collection(runs.Runs).Update(ctx, query.ID(call.ID), store.Update{Set: store.Doc{

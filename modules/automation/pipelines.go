@@ -125,7 +125,7 @@ func pipelineWrite(ctx context.Context, d Deps, w *api.Write) error {
 	if w.Old != nil && sameDefinition(w.Old, w.New) {
 		return nil
 	}
-	version := runs.IntOf(w.Old["version"]) + 1
+	version := int(store.Int(w.Old["version"])) + 1
 	w.New["version"] = int64(version)
 	_, err = w.Services.Store.Collection(runs.Versions).Upsert(ctx, runs.VersionID(id, version), store.Update{Set: store.Doc{
 		"pipeline": id, "version": int64(version), "createdAt": time.Now().UTC().Truncate(time.Millisecond), "createdBy": w.New["modifiedBy"],
@@ -189,7 +189,7 @@ func (e *pipelineEnv) Function(ctx context.Context, id string) (string, error) {
 	if why != "" || err != nil {
 		return why, err
 	}
-	if runs.IntOf(doc["deployedVersion"]) == 0 {
+	if int(store.Int(doc["deployedVersion"])) == 0 {
 		return "names a function that has not been deployed yet: deploy it first", nil
 	}
 	return "", nil
