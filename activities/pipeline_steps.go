@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"platform/credentials"
 	"platform/pipeline"
 	"platform/runs"
 	"platform/sandbox"
@@ -118,29 +119,7 @@ func (a *Activities) scopeFor(ctx context.Context, in StepInput) (stepScope, err
 		vars[k] = v
 	}
 	vars[pipeline.RootSecrets] = secrets
-	return stepScope{vars: vars, redact: pipeline.NewRedactor(stringLeaves(secrets)), attempt: attemptOf(ctx)}, nil
-}
-
-func stringLeaves(v any) []string {
-	switch t := v.(type) {
-	case string:
-		if t != "" {
-			return []string{t}
-		}
-	case map[string]any:
-		var out []string
-		for _, e := range t {
-			out = append(out, stringLeaves(e)...)
-		}
-		return out
-	case []any:
-		var out []string
-		for _, e := range t {
-			out = append(out, stringLeaves(e)...)
-		}
-		return out
-	}
-	return nil
+	return stepScope{vars: vars, redact: pipeline.NewRedactor(credentials.Leaves(secrets)), attempt: attemptOf(ctx)}, nil
 }
 
 // finish measures the step, caps its output and hides secrets in it.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"platform/store"
 )
 
 // ErrorEntry is one element of meta.errors.
@@ -111,6 +113,11 @@ func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
+	}
+	// Hooks and actions reach the store directly: an outage there is a
+	// 503 as it is from the generic handlers, not an internal error.
+	if errors.Is(err, store.ErrUnavailable) {
+		return NewError(http.StatusServiceUnavailable, CodeUnavailable, "", "the store is unavailable").WithCause(err)
 	}
 	return &Error{Status: http.StatusInternalServerError, Cause: err,
 		Entries: []ErrorEntry{{Code: CodeInternal, Message: "internal error; quote the debug id when reporting it"}}}

@@ -68,7 +68,7 @@ func (a *App) automationDeps() automation.Deps {
 	if a.API != nil {
 		d.Records = a.API.Records(DataModules...)
 	}
-	if a.Temporal != nil && a.pipes.launcher != nil {
+	if a.pipes.launcher != nil { // a process with Temporal
 		d.Launcher, d.Runs, d.Starter = a.pipes.launcher, a.Temporal, a.starter(a.Config.TaskQueue)
 		d.Schedules = a.pipes.schedules
 	}
@@ -76,9 +76,6 @@ func (a *App) automationDeps() automation.Deps {
 }
 
 func (a *App) hookLimiter() api.Limiter {
-	if a.Store == nil {
-		return nil
-	}
 	return ratelimit.New(a.Store, a.Config.HookRateLimit, time.Minute)
 }
 

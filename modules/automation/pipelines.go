@@ -243,8 +243,11 @@ func (e *pipelineEnv) Compile(ctx context.Context, lang, code string) (*pipeline
 		kind = sandbox.KindJSExpression
 	}
 	se, err := e.deps.Code.Compile(ctx, kind, code)
-	if err != nil || se == nil {
-		return nil, err
+	if err != nil {
+		return nil, api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the sandbox could not check the expression; try again").WithCause(err)
+	}
+	if se == nil {
+		return nil, nil
 	}
 	return &pipeline.CodeError{Message: se.Message, Line: se.Line, Column: se.Column}, nil
 }

@@ -83,9 +83,15 @@ func triggerWrite(ctx context.Context, d Deps, w *api.Write) error {
 		}
 	}
 	if typ == TriggerWebhook && (w.Old == nil || w.Old["tokenHash"] == nil) {
-		if err := issueToken(ctx, d, w.Services, id, w); err != nil {
+		url, hash, err := issueToken(ctx, d, w.Services, id)
+		if err != nil {
 			return err
 		}
+		w.New["tokenHash"] = hash
+		if w.Once == nil {
+			w.Once = store.Doc{}
+		}
+		w.Once["webhookUrl"] = url
 	}
 	if typ != TriggerWebhook && w.Old != nil && w.Old["tokenHash"] != nil {
 		if err := dropToken(ctx, w.Services, w.Old); err != nil {
@@ -146,28 +152,23 @@ func checkCron(t store.Doc) []api.ErrorEntry {
 	return nil
 }
 
-// issueToken makes a new unguessable token for a webhook trigger: only
-// its hash is kept, and the URL is shown once (w.Once).
-func issueToken(ctx context.Context, d Deps, s *api.Services, trigger string, w *api.Write) error {
+// issueToken makes a new unguessable token for a webhook trigger and
+// indexes its hash; it returns the URL (shown once) and the hash (kept).
+func issueToken(ctx context.Context, d Deps, s *api.Services, trigger string) (url, hash string, err error) {
 	raw := make([]byte, 32)
 	if _, err := rand.Read(raw); err != nil {
-		return err
+		return "", "", err
 	}
 	token := base64.RawURLEncoding.EncodeToString(raw)
-	hash := tokenHash(token)
+	hash = tokenHash(token)
 	cust, err := tenant.Customer(ctx)
 	if err != nil {
-		return err
+		return "", "", err
 	}
 	if err := s.Store.Global(HookTokens).Insert(ctx, store.Doc{"_id": runs.DerivedID(hash), "trigger": trigger, "customer": cust}); err != nil {
-		return err
+		return "", "", err
 	}
-	w.New["tokenHash"] = hash
-	if w.Once == nil {
-		w.Once = store.Doc{}
-	}
-	w.Once["webhookUrl"] = HookURL(d.GatewayURL, trigger, token)
-	return nil
+	return HookURL(d.GatewayURL, trigger, token), hash, nil
 }
 
 // HookURL is a webhook trigger's public URL.
@@ -205,12 +206,12 @@ func rotateToken(ctx context.Context, d Deps, call *api.ActionCall) (*api.Action
 	if call.Record["type"] != TriggerWebhook {
 		return nil, api.NewError(http.StatusConflict, api.CodeConflict, "type", "only webhook triggers have a token")
 	}
-	w := &api.Write{Old: call.Record, New: store.Doc{}, Services: call.Services}
-	if err := issueToken(ctx, d, call.Services, call.ID, w); err != nil {
+	url, hash, err := issueToken(ctx, d, call.Services, call.ID)
+	if err != nil {
 		return nil, err
 	}
 	rec, err := call.Services.Store.Collection(runs.Triggers).Update(ctx, query.ID(call.ID), store.Update{Set: store.Doc{
-		"tokenHash": w.New["tokenHash"], "updatedAt": time.Now().UTC().Truncate(time.Millisecond),
+		"tokenHash": hash, "updatedAt": time.Now().UTC().Truncate(time.Millisecond),
 	}})
 	if err != nil {
 		return nil, err
@@ -223,6 +224,6 @@ func rotateToken(ctx context.Context, d Deps, call *api.ActionCall) (*api.Action
 	for k, v := range rec {
 		out[k] = v
 	}
-	out["webhookUrl"] = w.Once["webhookUrl"]
+	out["webhookUrl"] = url
 	return &api.ActionResult{Payload: out, EventData: rec}, nil
 }

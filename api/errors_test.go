@@ -1,0 +1,29 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"platform/store"
+)
+
+func TestAsError(t *testing.T) {
+	cases := []struct {
+		err  error
+		want int
+	}{
+		{fmt.Errorf("hook: %w", store.ErrUnavailable), http.StatusServiceUnavailable},
+		{NotFound("pipeline"), http.StatusNotFound},
+		{errors.New("boom"), http.StatusInternalServerError},
+	}
+	for _, c := range cases {
+		if got := AsError(c.err); got.Status != c.want {
+			t.Errorf("AsError(%v) = %d, want %d", c.err, got.Status, c.want)
+		}
+		if got := AsError(c.err); got.Status >= 500 && got.Cause == nil {
+			t.Errorf("AsError(%v) lost the cause for the logs", c.err)
+		}
+	}
+}
