@@ -105,4 +105,3 @@ func clientAddress(r *http.Request) string {
 	}
 	return host
 }
-

@@ -108,4 +108,3 @@ func (l *Limiter) renew(ctx context.Context, key string, ls *lease) error {
 	ls.exhausted = granted < l.block
 	return nil
 }
-

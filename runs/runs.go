@@ -181,4 +181,3 @@ func DerivedID(parts ...string) string {
 func VersionID(pipeline string, version int) string {
 	return DerivedID("pipeline-version", pipeline, strconv.Itoa(version))
 }
-
