@@ -39,8 +39,10 @@ type RefusedError struct {
 	Reason string // what the address is: "an address of this host", "a special-purpose address (Loopback, RFC 1122)", ...
 }
 
+const notAllowed = "which outbound calls may not reach unless PLATFORM_OUTBOUND_ALLOW names it"
+
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("outbound: %s resolves to %s, %s, which outbound calls may not reach unless PLATFORM_OUTBOUND_ALLOW names it", e.Host, e.Addr, e.Reason)
+	return fmt.Sprintf("outbound: %s resolves to %s, %s, %s", e.Host, e.Addr, e.Reason, notAllowed)
 }
 
 // New returns a guard opening the listed destinations: host names or IP
