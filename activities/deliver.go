@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"platform/outbound"
 	"platform/query"
 	"platform/store"
 	"platform/tenant"
@@ -94,7 +95,7 @@ type attempt struct {
 	At         time.Time
 	Duration   time.Duration
 	StatusCode int    // 0 when no answer came
-	Err        string // transport error or refusal
+	Err        string // transport error or refusal, as the tenant may read it (outbound.Cause)
 }
 
 func (r attempt) ok() bool { return r.Err == "" && r.StatusCode >= 200 && r.StatusCode < 300 }
@@ -114,7 +115,10 @@ func (a *Activities) post(ctx context.Context, t webhook.Target, m webhook.Messa
 	code, err := a.send(ctx, t, m, start)
 	r := attempt{At: start.UTC().Truncate(time.Millisecond), Duration: time.Since(start), StatusCode: code}
 	if err != nil {
-		r.Err = err.Error()
+		// The full text names resolvers and addresses of the platform's
+		// network: the log keeps it, the records get the cause.
+		a.Log.WarnContext(ctx, "webhook attempt failed", "delivery", m.DeliveryID, "error", err)
+		r.Err = outbound.Cause(err)
 	}
 	return r
 }
@@ -129,9 +133,10 @@ func (a *Activities) send(ctx context.Context, t webhook.Target, m webhook.Messa
 	if err != nil {
 		return 0, fmt.Errorf("build request: %w", err)
 	}
-	res, err := a.client().Do(req)
+	timeout := a.webhookTimeout()
+	res, err := a.client(timeout).Do(req)
 	if err != nil {
-		return 0, err
+		return 0, outbound.CallFailed(outbound.Dest(t.URL), timeout, err)
 	}
 	// Drain a little so the connection can be reused; the answer's body is
 	// not kept (it may be large or hold the receiver's data).
@@ -140,11 +145,14 @@ func (a *Activities) send(ctx context.Context, t webhook.Target, m webhook.Messa
 	return res.StatusCode, nil
 }
 
-func (a *Activities) client() *http.Client {
-	timeout := a.WebhookTimeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
+func (a *Activities) webhookTimeout() time.Duration {
+	if a.WebhookTimeout <= 0 {
+		return 10 * time.Second
 	}
+	return a.WebhookTimeout
+}
+
+func (a *Activities) client(timeout time.Duration) *http.Client {
 	if a.Outbound == nil {
 		return &http.Client{Transport: refuseAll{}}
 	}

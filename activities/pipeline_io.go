@@ -48,15 +48,17 @@ func (a *Activities) RunHTTP(ctx context.Context, in StepInput) (StepOutput, err
 	if err != nil {
 		return StepOutput{}, sc.fail("request", true, err, input)
 	}
-	res, err := a.Outbound.Client(time.Duration(s.HTTPTimeoutMs()) * time.Millisecond).Do(req)
+	timeout := time.Duration(s.HTTPTimeoutMs()) * time.Millisecond
+	res, err := a.Outbound.Client(timeout).Do(req)
 	if err != nil {
 		var refused *outbound.RefusedError
-		return StepOutput{}, sc.fail("http", errors.As(err, &refused), err, input)
+		err = outbound.CallFailed(outbound.Dest(url), timeout, err)
+		return StepOutput{}, a.failLogged(ctx, in, sc, "http", errors.As(err, &refused), err, input)
 	}
 	defer res.Body.Close()
 	out, err := readStepResponse(res)
 	if err != nil {
-		return StepOutput{}, sc.fail("http", false, err, input)
+		return StepOutput{}, a.failLogged(ctx, in, sc, "http", false, err, input)
 	}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		permanent := res.StatusCode < 500 && res.StatusCode != http.StatusRequestTimeout && res.StatusCode != http.StatusTooManyRequests
@@ -154,7 +156,9 @@ func (a *Activities) RunDB(ctx context.Context, in StepInput) (StepOutput, error
 		if errors.As(err, &apiErr) && apiErr.Status < 500 {
 			return StepOutput{}, sc.fail("db", true, errors.New(apiErrorText(apiErr)), input)
 		}
-		return StepOutput{}, sc.fail("db", false, err, input)
+		// A store fault's text names the store's servers.
+		err = &outbound.Failure{Cause: "the record store failed", Err: err}
+		return StepOutput{}, a.failLogged(ctx, in, sc, "db", false, err, input)
 	}
 	return sc.finish(start, input, out, nil)
 }
@@ -218,7 +222,7 @@ func (a *Activities) RunNotification(ctx context.Context, in StepInput) (StepOut
 		return StepOutput{}, stepFailure("notification", "notifications are not configured in this worker", true, nil)
 	}
 	if err := a.Notifier.Send(ctx, m); err != nil {
-		return StepOutput{}, sc.fail("notification", notify.IsPermanent(err), err, input)
+		return StepOutput{}, a.failLogged(ctx, in, sc, "notification", notify.IsPermanent(err), err, input)
 	}
 	return sc.finish(start, input, map[string]any{"sent": true, "channel": m.Channel, "recipients": len(m.To)}, nil)
 }

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"platform/credentials"
+	"platform/outbound"
 	"platform/pipeline"
 	"platform/runs"
 	"platform/sandbox"
@@ -135,8 +136,18 @@ func (s stepScope) finish(start time.Time, input, output any, logs []string) (St
 }
 
 // fail is the step's failure with its rendered input, secrets redacted.
+// The record reads err as a tenant may (outbound.Cause): a failed call is
+// described, not quoted with the resolvers and addresses it names.
 func (s stepScope) fail(kind string, permanent bool, err error, input any) error {
-	return failure(StepError{Kind: kind, Message: s.redact.String(err.Error()), Attempts: s.attempt}, permanent, nil, nil, s.redact.Value(input))
+	return failure(StepError{Kind: kind, Message: s.redact.String(outbound.Cause(err)), Attempts: s.attempt}, permanent, nil, nil, s.redact.Value(input))
+}
+
+// failLogged is fail for an error whose full text only the worker log may
+// keep (a failed call, a store fault): it is logged with the run and step
+// that the record names.
+func (a *Activities) failLogged(ctx context.Context, in StepInput, sc stepScope, kind string, permanent bool, err error, input any) error {
+	a.Log.WarnContext(ctx, "pipeline step failed", "run", in.RunID, "step", in.Step.ID, "kind", kind, "error", sc.redact.String(err.Error()))
+	return sc.fail(kind, permanent, err, input)
 }
 
 // attemptOf is the current attempt of the (local) activity of ctx.

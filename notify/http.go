@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"platform/outbound"
 )
 
 // DefaultHTTPTimeout bounds one request of an HTTPSMS or HTTPPush whose
@@ -139,9 +141,11 @@ func (p poster) post(ctx context.Context, v any) error {
 	resp, err := client.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-			return fmt.Errorf("notify: %s: no answer within %s: %w", p.channel, timeout, err)
+			err = fmt.Errorf("no answer within %s: %w", timeout, err)
 		}
-		return fmt.Errorf("notify: %s: %w", p.channel, err)
+		// The tenant never saw the provider's address: the cause names
+		// the channel's provider instead.
+		return outbound.CallFailed("the "+p.channel+" provider", timeout, fmt.Errorf("notify: %s: %w", p.channel, err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {

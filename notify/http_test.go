@@ -215,6 +215,7 @@ func TestHTTPSlowServerTimesOut(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no answer within 200ms") {
 			t.Errorf("%s: err = %v, want a time-out", ch, err)
 		}
+		requireCause(t, err, "timed out after 0.2 s", strings.TrimPrefix(url, "http://"))
 		if d := time.Since(start); d > 2*time.Second {
 			t.Errorf("%s: Send took %s", ch, d)
 		}
@@ -229,6 +230,7 @@ func TestHTTPConnectionRefusedIsTransient(t *testing.T) {
 	if err == nil || IsPermanent(err) {
 		t.Fatalf("err = %v, want transient", err)
 	}
+	requireCause(t, err, "connection refused by the sms provider", strings.TrimPrefix(url, "http://"))
 }
 
 func TestHTTPUnencodableDataIsPermanent(t *testing.T) {

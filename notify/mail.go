@@ -12,6 +12,8 @@ import (
 	"time"
 
 	gomail "github.com/wneessen/go-mail"
+
+	"platform/outbound"
 )
 
 // TLS modes of a Mailer.
@@ -46,9 +48,10 @@ func (ml *Mailer) Send(ctx context.Context, m Message) error {
 	if err := ValidateRecipients(ChannelMail, m.To); err != nil {
 		return err
 	}
-	client, err := ml.client(ctx)
+	timeout := ml.timeout(ctx)
+	client, err := ml.client(timeout)
 	if err != nil {
-		return Permanent(fmt.Errorf("notify: mail: %w", err))
+		return Permanent(&outbound.Failure{Cause: "the mail channel is misconfigured", Err: fmt.Errorf("notify: mail: %w", err)})
 	}
 	msg := gomail.NewMsg()
 	msg.SetUserAgent("platform")
@@ -64,22 +67,14 @@ func (ml *Mailer) Send(ctx context.Context, m Message) error {
 		return err
 	}
 	if err := client.DialAndSendWithContext(ctx, msg); err != nil {
-		return classifySMTP(ml.Addr, err)
+		return classifySMTP(ml.Addr, timeout, err)
 	}
 	return nil
 }
 
-// client builds the go-mail client of one Send. Its time-out is the shorter
-// of Timeout and what is left of ctx.
-func (ml *Mailer) client(ctx context.Context) (*gomail.Client, error) {
-	host, portStr, err := net.SplitHostPort(ml.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("address %q: want host:port", ml.Addr)
-	}
-	port, err := strconv.Atoi(portStr)
-	if err != nil {
-		return nil, fmt.Errorf("address %q: bad port", ml.Addr)
-	}
+// timeout is the time-out of one Send: the shorter of Timeout and what is
+// left of ctx.
+func (ml *Mailer) timeout(ctx context.Context) time.Duration {
 	timeout := ml.Timeout
 	if timeout <= 0 {
 		timeout = DefaultMailTimeout
@@ -88,6 +83,19 @@ func (ml *Mailer) client(ctx context.Context) (*gomail.Client, error) {
 		if left := time.Until(dl); left < timeout {
 			timeout = max(left, time.Millisecond)
 		}
+	}
+	return timeout
+}
+
+// client builds the go-mail client of one Send.
+func (ml *Mailer) client(timeout time.Duration) (*gomail.Client, error) {
+	host, portStr, err := net.SplitHostPort(ml.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("address %q: want host:port", ml.Addr)
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		return nil, fmt.Errorf("address %q: bad port", ml.Addr)
 	}
 	tlsConf := &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}
 	if ml.TLSConfig != nil {
@@ -120,26 +128,34 @@ func (ml *Mailer) client(ctx context.Context) (*gomail.Client, error) {
 }
 
 // classifySMTP marks SMTP 5xx replies permanent; everything else stays
-// transient.
-func classifySMTP(addr string, err error) error {
+// transient. The tenant reads the reply's codes, not its text (a server may
+// quote the worker's address in it), or how the call failed; the server's
+// address stays in the log.
+func classifySMTP(addr string, timeout time.Duration, err error) error {
 	wrapped := fmt.Errorf("notify: mail via %s: %w", addr, err)
-	if smtpCode(err)/100 == 5 {
-		return Permanent(wrapped)
+	code, enhanced := smtpReply(err)
+	if code == 0 {
+		return outbound.CallFailed("the mail server", timeout, wrapped)
 	}
-	return wrapped
+	failed := &outbound.Failure{Cause: strings.TrimSpace(fmt.Sprintf("the mail server answered %d %s", code, enhanced)), Err: wrapped}
+	if code/100 == 5 {
+		return Permanent(failed)
+	}
+	return failed
 }
 
-// smtpCode is the reply code of an SMTP failure in err, 0 if there is none.
-func smtpCode(err error) int {
+// smtpReply is the reply code (and enhanced status code, RFC 3463, if
+// any) of an SMTP failure in err; 0 if there is none.
+func smtpReply(err error) (int, string) {
 	var se *gomail.SendError
 	if errors.As(err, &se) {
-		return se.ErrorCode() // the reply of the failed command, e.g. 550 of RCPT TO
+		return se.ErrorCode(), se.EnhancedStatusCode() // the reply of the failed command, e.g. 550 of RCPT TO
 	}
 	var te *textproto.Error
 	if errors.As(err, &te) {
-		return te.Code
+		return te.Code, ""
 	}
-	return 0
+	return 0, ""
 }
 
 // oneLine turns line breaks of a subject into spaces.

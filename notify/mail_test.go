@@ -17,6 +17,8 @@ import (
 	"time"
 
 	smtpmock "github.com/mocktools/go-smtp-mock/v2"
+
+	"platform/outbound"
 )
 
 // startSMTP runs a real SMTP server (go-smtp-mock) on a loopback port.
@@ -129,6 +131,7 @@ func TestMailerRejectedRecipientIsPermanent(t *testing.T) {
 	if !strings.Contains(err.Error(), "550") {
 		t.Errorf("error %q does not name the reply", err)
 	}
+	requireCause(t, err, "the mail server answered 550", addr)
 	for _, m := range srv.Messages() {
 		if m.Msg() {
 			t.Errorf("a message was delivered despite the rejected recipient")
@@ -159,6 +162,19 @@ func TestMailerUnreachableIsTransient(t *testing.T) {
 	if !errors.As(err, &opErr) {
 		t.Errorf("err = %v, want a network error", err)
 	}
+	requireCause(t, err, "connection refused by the mail server", addr)
+}
+
+// requireCause checks what a tenant reads of err: want, and never the
+// server's address, which the full text (for the log) keeps.
+func requireCause(t *testing.T, err error, want, addr string) {
+	t.Helper()
+	if got := outbound.Cause(err); got != want {
+		t.Errorf("cause = %q, want %q (error: %v)", got, want, err)
+	}
+	if !strings.Contains(err.Error(), addr) {
+		t.Errorf("error %q does not name %s for the log", err, addr)
+	}
 }
 
 func TestMailerSlowServerTimesOut(t *testing.T) {
@@ -174,6 +190,7 @@ func TestMailerSlowServerTimesOut(t *testing.T) {
 	if !errors.As(err, &ne) || !ne.Timeout() {
 		t.Errorf("err = %v, want a time-out", err)
 	}
+	requireCause(t, err, "timed out after 0.3 s", addr)
 	if d := time.Since(start); d > 1500*time.Millisecond {
 		t.Errorf("Send took %s with a 300ms time-out", d)
 	}

@@ -52,6 +52,11 @@
 // (everything else: connection refused, time-outs, 5xx answers of HTTP
 // providers, 4xx replies of an SMTP server). Recipients are validated before
 // any connection is made.
+//
+// An error's text (Error) names the provider's or SMTP server's address and
+// belongs in the log; [outbound.Cause] gives the text a tenant may read,
+// which names them "the sms provider", "the push provider" and "the mail
+// server", and an SMTP rejection by its codes only.
 package notify
 
 import (

@@ -134,3 +134,52 @@ func TestBadAllowEntry(t *testing.T) {
 	_, err := outbound.New([]string{"10.0.0.0/33"})
 	require.Error(t, err)
 }
+
+// TestHostsOwnAddressRefused: an address of one of this machine's own
+// interfaces is refused as such, whatever range it lies in (here the
+// machine's interface may sit in a documentation range, as on the host the
+// issue was found on), and an explicit allow-list entry still opens it.
+func TestHostsOwnAddressRefused(t *testing.T) {
+	t.Parallel()
+	ip := interfaceAddr(t)
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), "0"))
+	require.NoError(t, err)
+	var hits atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+
+	_, err = guard(t).Get(srv.URL)
+	var ref *outbound.RefusedError
+	require.ErrorAs(t, err, &ref, "%s is this host's own address", ip)
+	require.Equal(t, "an address of this host", ref.Reason)
+	require.Zero(t, hits.Load())
+
+	res, err := guard(t, ip.String()).Get(srv.URL)
+	require.NoError(t, err, "the allow-list names it")
+	res.Body.Close()
+	require.EqualValues(t, 1, hits.Load())
+}
+
+// interfaceAddr is an address of one of this machine's interfaces other
+// than loopback (link-local ones need a zone to listen on).
+func interfaceAddr(t *testing.T) netip.Addr {
+	addrs, err := net.InterfaceAddrs()
+	require.NoError(t, err)
+	for _, a := range addrs {
+		n, ok := a.(*net.IPNet)
+		if !ok {
+			continue
+		}
+		ip, _ := netip.AddrFromSlice(n.IP)
+		if ip = ip.Unmap(); ip.IsValid() && !ip.IsLoopback() && !ip.IsLinkLocalUnicast() {
+			return ip
+		}
+	}
+	t.Skip("this machine has no interface address besides loopback and link-local")
+	return netip.Addr{}
+}

@@ -38,7 +38,8 @@ type fixture struct {
 	customer string
 	eventID  string
 	hookID   string
-	status   atomic.Int32 // the receiver's answer
+	guard    *outbound.Guard // opens 127.0.0.1, where the receiver listens
+	status   atomic.Int32    // the receiver's answer
 	mu       sync.Mutex
 	got      []http.Header
 }
@@ -46,6 +47,9 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	f := &fixture{t: t, st: testenv.NewStore(t, ""), customer: store.NewID(), eventID: store.NewID(), hookID: store.NewID()}
 	f.ctx = tenant.WithCustomer(context.Background(), f.customer)
+	var err error
+	f.guard, err = outbound.New([]string{"127.0.0.1"})
+	require.NoError(t, err)
 	f.status.Store(http.StatusInternalServerError)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
@@ -80,9 +84,7 @@ func (f *fixture) env(starts *[]time.Time) *testsuite.TestWorkflowEnvironment {
 	p, err := converter.GetDefaultDataConverter().ToPayload(f.customer)
 	require.NoError(f.t, err)
 	env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{tenant.HeaderKey: p}})
-	guard, err := outbound.New([]string{"127.0.0.1"})
-	require.NoError(f.t, err)
-	env.RegisterActivity(&activities.Activities{Store: f.st, Log: testenv.Logger(f.t), Outbound: guard, WebhookTimeout: 5 * time.Second})
+	env.RegisterActivity(&activities.Activities{Store: f.st, Log: testenv.Logger(f.t), Outbound: f.guard, WebhookTimeout: 5 * time.Second})
 	env.RegisterWorkflow(workflows.WebhookDelivery)
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 		if info.ActivityType.Name == "DeliverWebhook" && starts != nil {
