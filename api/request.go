@@ -13,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"platform/auth"
+	"platform/jsonlimit"
 )
 
 // Request is what a handler sees of an HTTP request: no *gin.Context, so
@@ -54,8 +55,10 @@ func (r *Request) Param(name string) string { return r.Params[name] }
 func (r *Request) Header(name string) string { return r.header.Get(name) }
 
 // JSON decodes the body as one JSON object with numbers kept exact. It
-// answers 415 for another content type, 413 past the size limit and 400 for
-// malformed JSON, naming the position.
+// answers 415 for another content type, 413 past the size limit, 400 for
+// malformed JSON (naming the position) and for JSON nested deeper than
+// jsonlimit.MaxDepth, and 422 for a number a float64 cannot hold (naming
+// its path).
 func (r *Request) JSON() (map[string]any, error) {
 	ct := r.header.Get("Content-Type")
 	if ct != "" {
@@ -78,14 +81,9 @@ func (r *Request) JSON() (map[string]any, error) {
 }
 
 func decodeObject(data []byte) (map[string]any, error) {
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := jsonlimit.Decode(data)
+	if err != nil {
 		return nil, jsonError(err)
-	}
-	if dec.More() {
-		return nil, BadRequest(CodeMalformed, "", "the body holds more than one JSON value")
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -96,10 +94,17 @@ func decodeObject(data []byte) (map[string]any, error) {
 
 func jsonError(err error) error {
 	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
+	var refused *jsonlimit.Error
+	switch {
+	case errors.As(err, &refused) && refused.TooDeep:
+		return BadRequest(CodeTooDeep, "", "the body's %v", refused)
+	case errors.As(err, &refused):
+		return Invalid(FieldError(CodeType, refused.Path, "field %q must be a finite number; this one is beyond the range of a 64-bit float", refused.Path))
+	case errors.Is(err, jsonlimit.ErrTrailingData):
+		return BadRequest(CodeMalformed, "", "the body holds more than one JSON value")
+	case errors.As(err, &syn):
 		return BadRequest(CodeMalformed, "", "malformed JSON at byte %d: %s", syn.Offset, syn.Error())
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		return BadRequest(CodeMalformed, "", "malformed JSON: the body ends too early")
 	}
 	return BadRequest(CodeMalformed, "", "malformed JSON: %s", err.Error())
