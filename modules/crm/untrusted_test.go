@@ -1,12 +1,20 @@
 package crm_test
 
 import (
+	"bytes"
+	"encoding/csv"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+
 	"platform/jsonlimit"
+	"platform/store"
+	"platform/testenv"
 )
 
 // deepCustom is a consumer body whose customCRM nests objects to depth
@@ -59,4 +67,59 @@ func TestDeepestAcceptedJSONIsStored(t *testing.T) {
 	got := f.p.Do("GET", "/crm/consumers/"+r.Payload()["_id"].(string), f.admin, nil)
 	require.Equal(t, 200, got.Status, "%s", got.Body)
 	assert.Equal(t, r.Payload()["customCRM"], got.Payload()["customCRM"])
+}
+
+// TestStoredNonFiniteNumbersRenderAsNull: a number JSON cannot hold that
+// is already in the store (written before the entry checks existed, or by a
+// path that bypasses them) is rendered as null in JSON and YAML and as an
+// empty cell in CSV; neither its record nor a list holding it fails.
+func TestStoredNonFiniteNumbersRenderAsNull(t *testing.T) {
+	for _, kind := range []string{"sqlite", "mongodb"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			f := setUp(t, testenv.NewPlatform(t, testenv.Options{Store: kind}))
+			good := f.consumer("email", "good@example.com", "customCRM", map[string]any{"n": 1.5})
+			poisoned := store.NewID()
+			now := time.Now().UTC().Truncate(time.Millisecond)
+			doc := store.Doc{"_id": poisoned, "email": "poisoned@example.com", "_status": "lead", "createdAt": now, "updatedAt": now,
+				"customCRM": map[string]any{"inf": math.Inf(1), "list": []any{math.Inf(-1), 2.5}, "nan": math.NaN()}}
+			if err := f.p.Store.Collection("consumers").Insert(f.p.Ctx(), doc); err != nil {
+				t.Skipf("this store refuses non-finite numbers itself (FerretDB does): %v", err)
+			}
+			wantCustom := map[string]any{"inf": nil, "list": []any{nil, 2.5}, "nan": nil}
+
+			r := f.p.Do("GET", "/crm/consumers/"+poisoned, f.admin, nil)
+			require.Equal(t, 200, r.Status, "%s", r.Body)
+			assert.Equal(t, wantCustom, r.Payload()["customCRM"])
+
+			r = f.p.Do("GET", "/crm/consumers?sort=email", f.admin, nil)
+			require.Equal(t, 200, r.Status, "%s", r.Body)
+			list := r.List()
+			require.Len(t, list, 2)
+			assert.Equal(t, map[string]any{"n": 1.5}, list[0]["customCRM"], "the other record is intact")
+			assert.Equal(t, wantCustom, list[1]["customCRM"])
+
+			r = f.p.Do("GET", "/crm/consumers?sort=email&format=yaml", f.admin, nil)
+			require.Equal(t, 200, r.Status, "%s", r.Body)
+			var env map[string]any
+			require.NoError(t, yaml.Unmarshal(r.Body, &env))
+			assert.Equal(t, wantCustom, env["payload"].([]any)[1].(map[string]any)["customCRM"])
+
+			r = f.p.Do("GET", "/crm/consumers?sort=email&format=csv", f.admin, nil)
+			require.Equal(t, 200, r.Status, "%s", r.Body)
+			rows, err := csv.NewReader(bytes.NewReader(r.Body)).ReadAll()
+			require.NoError(t, err)
+			require.Len(t, rows, 3)
+			cell := func(row int, col string) string {
+				for i, h := range rows[0] {
+					if h == col {
+						return rows[row][i]
+					}
+				}
+				return "(no column " + col + ")"
+			}
+			assert.Equal(t, []string{good, "1.5"}, []string{cell(1, "_id"), cell(1, "customCRM.n")})
+			assert.Equal(t, []string{poisoned, "", ";2.5", ""}, []string{cell(2, "_id"), cell(2, "customCRM.inf"), cell(2, "customCRM.list"), cell(2, "customCRM.nan")})
+		})
+	}
 }
