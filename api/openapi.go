@@ -218,6 +218,9 @@ func fieldSchema(f *Field, input bool) obj {
 			max = DefaultMaxLen
 		}
 		s = obj{"type": "string", "maxLength": max}
+		if input && f.Required {
+			s["minLength"] = 1 // blanks only are refused too (validation.required)
+		}
 		if len(f.Enum) > 0 {
 			s["enum"] = toAny(f.Enum)
 		}

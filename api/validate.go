@@ -121,6 +121,10 @@ func (v *validator) str(f *Field, raw any, path string) (any, bool) {
 		v.fail(CodeType, path, "field %q must be a string", path)
 		return nil, false
 	}
+	if f.Required && strings.TrimSpace(s) == "" {
+		v.fail(CodeRequired, path, "field %q is required and cannot be empty", path)
+		return nil, false
+	}
 	max := f.MaxLen
 	if max == 0 {
 		max = DefaultMaxLen
