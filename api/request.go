@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,18 +56,12 @@ func (r *Request) Param(name string) string { return r.Params[name] }
 func (r *Request) Header(name string) string { return r.header.Get(name) }
 
 // JSON decodes the body as one JSON object with numbers kept exact. It
-// answers 415 for another content type, 413 past the size limit, 400 for
-// malformed JSON (naming the position) and for JSON nested deeper than
-// jsonlimit.MaxDepth, and 422 for a number a float64 cannot hold (naming
-// its path).
+// answers 415 for a body sent as another content type or as none, 413 past
+// the size limit, 400 for malformed JSON (naming the position) and for JSON
+// nested deeper than jsonlimit.MaxDepth, and 422 for a number a float64
+// cannot hold (naming its path). A blank body is an empty object, with or
+// without a content type (actions that take no body).
 func (r *Request) JSON() (map[string]any, error) {
-	ct := r.header.Get("Content-Type")
-	if ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return nil, NewError(http.StatusUnsupportedMediaType, CodeMediaType, "", "send the body as application/json")
-		}
-	}
 	data, err := io.ReadAll(io.LimitReader(r.body, r.maxBody+1))
 	if err != nil {
 		return nil, BadRequest(CodeMalformed, "", "could not read the request body").WithCause(err)
@@ -74,10 +69,26 @@ func (r *Request) JSON() (map[string]any, error) {
 	if int64(len(data)) > r.maxBody {
 		return nil, NewError(http.StatusRequestEntityTooLarge, CodeTooLarge, "", "the body is larger than %d bytes", r.maxBody)
 	}
-	if len(strings.TrimSpace(string(data))) == 0 {
+	blank := len(bytes.TrimSpace(data)) == 0
+	if err := checkMediaType(r.header.Get("Content-Type"), blank); err != nil {
+		return nil, err
+	}
+	if blank {
 		return map[string]any{}, nil
 	}
 	return decodeObject(data)
+}
+
+// checkMediaType accepts JSON media types, and no content type only for a
+// blank body: guessing the type of a body is what DESIGN §2's 415 rules out.
+func checkMediaType(ct string, blank bool) error {
+	if ct == "" && blank {
+		return nil
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+		return nil
+	}
+	return NewError(http.StatusUnsupportedMediaType, CodeMediaType, "", "send the body as application/json (with that Content-Type)")
 }
 
 func decodeObject(data []byte) (map[string]any, error) {

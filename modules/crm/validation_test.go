@@ -63,6 +63,8 @@ func TestRequestValidation(t *testing.T) {
 			header: []string{"Content-Type", "application/x-www-form-urlencoded"}, status: 415, codes: []string{"request.media_type"}},
 		{name: "a JSON body labelled text/plain", method: "POST", path: "/crm/consumers", body: map[string]any{"email": "ada@example.com"},
 			header: []string{"Content-Type", "text/plain"}, status: 415, codes: []string{"request.media_type"}},
+		{name: "a JSON body without a content type", method: "POST", path: "/crm/consumers", body: map[string]any{"email": "ada@example.com"},
+			header: []string{"Content-Type", ""}, status: 415, codes: []string{"request.media_type"}},
 
 		// tasks and notes
 		{name: "a task priority outside the enum", method: "POST", path: "/crm/tasks", body: map[string]any{"title": "x", "priority": "urgent"},
@@ -102,6 +104,14 @@ func TestRequestValidation(t *testing.T) {
 		{name: "PATCH with malformed JSON", given: aNote, method: "PATCH", path: "/crm/notes/{id}", body: `{"pinned":`, status: 400, codes: []string{"request.malformed"}},
 		{name: "PATCH with another content type", given: aNote, method: "PATCH", path: "/crm/notes/{id}", body: `pinned=true`,
 			header: []string{"Content-Type", "text/plain"}, status: 415, codes: []string{"request.media_type"}},
+		{name: "PATCH without a content type", given: aNote, method: "PATCH", path: "/crm/notes/{id}", body: `{"pinned":true}`,
+			header: []string{"Content-Type", ""}, status: 415, codes: []string{"request.media_type"}},
+		{name: "an action body without a content type", given: aTask, method: "POST", path: "/crm/tasks/{id}/actions/assign", body: `{"user":"{user}"}`,
+			header: []string{"Content-Type", ""}, status: 415, codes: []string{"request.media_type"}},
+		{name: "a body-less action needs no content type", given: aTask, method: "POST", path: "/crm/tasks/{id}/actions/reopen",
+			status: 409, codes: []string{"conflict.state"}},
+		{name: "a blank body without a content type is no body", given: aTask, method: "POST", path: "/crm/tasks/{id}/actions/reopen", body: " \n",
+			header: []string{"Content-Type", ""}, status: 409, codes: []string{"conflict.state"}},
 		{name: "PATCH cannot empty a required string", given: aTask, method: "PATCH", path: "/crm/tasks/{id}", body: map[string]any{"title": ""},
 			status: 422, codes: []string{"validation.required"}, field: "title"},
 		{name: "PUT cannot blank a required string", given: aTask, method: "PUT", path: "/crm/tasks/{id}", body: map[string]any{"title": "  "},
