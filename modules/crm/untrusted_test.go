@@ -3,7 +3,9 @@ package crm_test
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"math"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -122,4 +124,33 @@ func TestStoredNonFiniteNumbersRenderAsNull(t *testing.T) {
 			assert.Equal(t, []string{poisoned, "", ";2.5", ""}, []string{cell(2, "_id"), cell(2, "customCRM.inf"), cell(2, "customCRM.list"), cell(2, "customCRM.nan")})
 		})
 	}
+}
+
+// orFilter is ?filter= with an $or of n conditions on email.
+func orFilter(n int) string {
+	conds := make([]string, n)
+	for i := range conds {
+		conds[i] = fmt.Sprintf(`{"email":"c%d@example.com"}`, i)
+	}
+	return "/crm/consumers?filter=" + url.QueryEscape(`{"$or":[`+strings.Join(conds, ",")+`]}`)
+}
+
+// TestHugeFiltersAnswerTheEnvelope: a filter past the node limit is a 400
+// naming the limit; one so long that net/http refuses the request line
+// itself (over 1 MiB) is a 431, and still the JSON envelope.
+func TestHugeFiltersAnswerTheEnvelope(t *testing.T) {
+	f := newFixture(t)
+	r := f.p.Do("GET", orFilter(5_000), f.admin, nil)
+	require.Equal(t, 400, r.Status, "%.300s", r.Body)
+	checkEnvelope(t, r)
+	assert.Equal(t, []string{"request.query"}, r.ErrorCodes())
+	assert.Contains(t, string(r.Body), "more than 1000 values")
+
+	huge := orFilter(50_000)
+	require.Greater(t, len(huge), 1<<20, "beyond net/http's default MaxHeaderBytes")
+	r = f.p.Do("GET", huge, f.admin, nil)
+	require.Equal(t, 431, r.Status, "%.300s", r.Body)
+	require.Equal(t, "application/json; charset=utf-8", r.Header.Get("Content-Type"), "%.300s", r.Body)
+	checkEnvelope(t, r)
+	assert.Equal(t, []string{"request.too_large"}, r.ErrorCodes())
 }
