@@ -2,6 +2,7 @@ package crm_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"fmt"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
+	"platform/api"
 	"platform/jsonlimit"
 	"platform/store"
 	"platform/testenv"
@@ -153,4 +155,31 @@ func TestHugeFiltersAnswerTheEnvelope(t *testing.T) {
 	require.Equal(t, "application/json; charset=utf-8", r.Header.Get("Content-Type"), "%.300s", r.Body)
 	checkEnvelope(t, r)
 	assert.Equal(t, []string{"request.too_large"}, r.ErrorCodes())
+}
+
+// TestUnencodableAnswerIsThe500Envelope: a payload no format can encode
+// (a bug) answers the 500 envelope and files a Bug task, never an empty body.
+func TestUnencodableAnswerIsThe500Envelope(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	require.NoError(t, p.API.Mount(context.Background(), &api.Module{
+		Name: "unencodable", HostLabel: "unencodable", Version: "0.0.1",
+		Routes: func(r *api.ModuleRouter) {
+			r.Handle("GET", "/answer", "crm.consumers.view", func(*api.Request) (*api.Response, error) {
+				return &api.Response{Payload: map[string]any{"callback": func() {}}}, nil
+			})
+		},
+	}))
+	f := setUp(t, p)
+	for _, format := range []string{"json", "yaml", "csv"} {
+		r := f.p.Do("GET", "/unencodable/answer?format="+format, f.admin, nil, "Accept", "application/json")
+		require.Equal(t, 500, r.Status, "%s", r.Body)
+		require.NotEmpty(t, r.Body, format)
+		if format == "json" {
+			checkEnvelope(t, r)
+			assert.Equal(t, []string{"internal"}, r.ErrorCodes())
+		}
+		bugs := f.p.Do("GET", "/crm/tasks?debugId="+r.Header.Get("X-Debug-Id"), f.admin, nil)
+		require.Len(t, bugs.List(), 1, "a Bug task for the %s answer", format)
+	}
 }
