@@ -87,19 +87,19 @@ func finiteOnly(v any) any {
 		}
 		return out
 	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = finiteOnly(e)
-		}
-		return out
+		return finiteAll(x)
 	case []store.Doc:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = finiteOnly(e)
-		}
-		return out
+		return finiteAll(x)
 	}
 	return v
+}
+
+func finiteAll[T any](list []T) []any {
+	out := make([]any, len(list))
+	for i, e := range list {
+		out[i] = finiteOnly(e)
+	}
+	return out
 }
 
 func encodeAs(format string, env *Envelope) ([]byte, error) {
