@@ -13,6 +13,7 @@ import (
 
 	"platform/api"
 	"platform/auth"
+	"platform/jsonlimit"
 	"platform/notify"
 	"platform/outbound"
 	"platform/pipeline"
@@ -112,14 +113,30 @@ func readStepResponse(res *http.Response) (map[string]any, error) {
 	for k := range res.Header {
 		headers[strings.ToLower(k)] = res.Header.Get(k)
 	}
-	var body any = string(raw)
-	if strings.Contains(res.Header.Get("Content-Type"), "json") {
-		var v any
-		if json.Unmarshal(raw, &v) == nil {
-			body = v
-		}
+	body, err := answerBody(raw, res.Header.Get("Content-Type"))
+	if err != nil {
+		return nil, err
 	}
 	return map[string]any{"status": res.StatusCode, "headers": headers, "body": body}, nil
+}
+
+// answerBody is a JSON answer decoded, and any other (malformed JSON
+// included) as text. JSON the platform could not keep in the run record
+// (nested deeper than jsonlimit.MaxDepth, a number beyond a float64) fails
+// the step, naming where.
+func answerBody(raw []byte, contentType string) (any, error) {
+	if !strings.Contains(contentType, "json") {
+		return string(raw), nil
+	}
+	v, err := jsonlimit.Decode(raw)
+	var refused *jsonlimit.Error
+	switch {
+	case errors.As(err, &refused):
+		return nil, fmt.Errorf("the answer's JSON body is refused: %w", refused)
+	case err != nil:
+		return string(raw), nil
+	}
+	return v, nil
 }
 
 // RunDB runs the db step through the API's record layer: the customer's

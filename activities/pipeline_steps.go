@@ -201,17 +201,14 @@ func (a *Activities) runCode(ctx context.Context, req sandbox.Request, input any
 	if err != nil {
 		return nil, nil, err // the pool itself failed: retried
 	}
-	if res.Error != nil {
-		res.Error.Message = redact.String(res.Error.Message)
+	out, cerr := res.Value()
+	if cerr != nil {
+		cerr.Message = redact.String(cerr.Message)
 		for i, l := range res.Logs {
 			res.Logs[i] = redact.String(l)
 		}
-		d := StepError{Kind: res.Error.Kind, Message: res.Error.Message, Line: res.Error.Line, Column: res.Error.Column, Attempts: sc.attempt}
-		return nil, res.Logs, failure(d, permanentCodeError[res.Error.Kind], nil, res.Logs, redact.Value(recorded))
-	}
-	var out any
-	if err := json.Unmarshal(res.Output, &out); err != nil {
-		return nil, res.Logs, stepFailure("output", "the code's output is not JSON", true, err)
+		d := StepError{Kind: cerr.Kind, Message: cerr.Message, Line: cerr.Line, Column: cerr.Column, Attempts: sc.attempt}
+		return nil, res.Logs, failure(d, permanentCodeError[cerr.Kind], nil, res.Logs, redact.Value(recorded))
 	}
 	return out, res.Logs, nil
 }

@@ -60,6 +60,7 @@ const (
 	CodeDuplicate     = "conflict.duplicate"
 	CodeConflict      = "conflict.state"
 	CodeTooLarge      = "request.too_large"
+	CodeTooDeep       = "request.too_deep" // JSON nested deeper than jsonlimit.MaxDepth
 	CodeMediaType     = "request.media_type"
 	CodeRequired      = "validation.required"
 	CodeUnknownField  = "validation.unknown_field"

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"sort"
 	"strconv"
@@ -12,6 +14,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"platform/store"
 )
 
 // Output formats (DESIGN §2).
@@ -53,8 +57,52 @@ func negotiate(r *http.Request) (string, error) {
 	return formatJSON, NewError(http.StatusNotAcceptable, CodeNotAcceptable, "", "offered formats are application/json, application/yaml and text/csv")
 }
 
-// encode writes the envelope in the chosen format.
+// encode writes the envelope in the chosen format. A stored number that
+// JSON cannot hold (±Inf, NaN: written before the entry checks refused
+// them, or by a path around them) is rendered as null, so one such value
+// cannot fail its record, let alone a list.
 func encode(format string, env *Envelope) ([]byte, error) {
+	body, err := encodeAs(format, env)
+	var unsupported *json.UnsupportedValueError
+	if errors.As(err, &unsupported) {
+		clean := *env
+		clean.Payload = finiteOnly(env.Payload)
+		return encodeAs(format, &clean)
+	}
+	return body, err
+}
+
+// finiteOnly copies the maps and slices of a payload with every
+// non-finite number replaced by nil; only answers holding one pay for it.
+func finiteOnly(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil
+		}
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = finiteOnly(e)
+		}
+		return out
+	case []any:
+		return finiteAll(x)
+	case []store.Doc:
+		return finiteAll(x)
+	}
+	return v
+}
+
+func finiteAll[T any](list []T) []any {
+	out := make([]any, len(list))
+	for i, e := range list {
+		out[i] = finiteOnly(e)
+	}
+	return out
+}
+
+func encodeAs(format string, env *Envelope) ([]byte, error) {
 	switch format {
 	case formatYAML:
 		return encodeYAML(env)

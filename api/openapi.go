@@ -134,7 +134,7 @@ func resourcePaths(r *Resource, name string, reg *Registry) obj {
 func responses(ok int, okSchema obj) obj {
 	errRef := obj{"description": "error", "content": contentOf(obj{"$ref": "#/components/schemas/ErrorEnvelope"})}
 	out := obj{fmt.Sprint(ok): obj{"description": http.StatusText(ok), "content": contentOf(okSchema)}}
-	for _, code := range []int{400, 401, 403, 404, 406, 409, 413, 415, 422, 429, 500, 503} {
+	for _, code := range []int{400, 401, 403, 404, 406, 409, 413, 415, 422, 429, 431, 500, 503} {
 		out[fmt.Sprint(code)] = obj{"description": http.StatusText(code), "content": errRef["content"]}
 	}
 	return out
@@ -218,6 +218,9 @@ func fieldSchema(f *Field, input bool) obj {
 			max = DefaultMaxLen
 		}
 		s = obj{"type": "string", "maxLength": max}
+		if input && f.Required {
+			s["minLength"] = 1 // blanks only are refused too (validation.required)
+		}
 		if len(f.Enum) > 0 {
 			s["enum"] = toAny(f.Enum)
 		}

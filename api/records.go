@@ -85,24 +85,25 @@ func (r *Records) Create(ctx context.Context, plural string, data map[string]any
 // Update merges data into the record (a JSON merge patch) and records the
 // updated event.
 func (r *Records) Update(ctx context.Context, plural, id string, data map[string]any) (store.Doc, error) {
-	h, req, err := r.onRecord(ctx, plural, id)
+	// As a PATCH body: data passes the same decoding checks as a client's.
+	h, req, err := r.onRecord(ctx, plural, id, data)
 	if err != nil {
 		return nil, err
 	}
-	return payloadDoc(h.update(req, id, data, modePatch))
+	return payloadDoc(h.patch(req))
 }
 
 // Delete removes the record and records the deleted event.
 func (r *Records) Delete(ctx context.Context, plural, id string) (store.Doc, error) {
-	h, req, err := r.onRecord(ctx, plural, id)
+	h, req, err := r.onRecord(ctx, plural, id, nil)
 	if err != nil {
 		return nil, err
 	}
 	return payloadDoc(h.delete(req))
 }
 
-// onRecord prepares a write to the record with id.
-func (r *Records) onRecord(ctx context.Context, plural, id string) (*crud, *Request, error) {
+// onRecord prepares a write to the record with id, with body as the request's.
+func (r *Records) onRecord(ctx context.Context, plural, id string, body map[string]any) (*crud, *Request, error) {
 	h, err := r.crud(plural, true)
 	if err != nil {
 		return nil, nil, err
@@ -110,7 +111,7 @@ func (r *Records) onRecord(ctx context.Context, plural, id string) (*crud, *Requ
 	if !store.ValidID(id) {
 		return nil, nil, BadRequest(CodeBadID, "recordId", "recordId %q is not an ObjectId", id)
 	}
-	req, err := r.request(ctx, map[string]string{"id": id}, nil)
+	req, err := r.request(ctx, map[string]string{"id": id}, body)
 	return h, req, err
 }
 

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -77,9 +78,11 @@ func (s *Server) write(c *gin.Context, status int, env *Envelope) {
 	}
 	env.Meta.ResponseTime = elapsedMS(c)
 	body, err := encode(format, env)
-	if err != nil {
-		s.log.ErrorContext(c.Request.Context(), "encode answer", "error", err)
-		c.Status(http.StatusInternalServerError)
+	if err != nil && !env.Meta.Error {
+		// A payload that cannot be encoded is a bug: the 500 envelope, never
+		// an empty body. An error envelope holds only strings and integers,
+		// so its own encoding cannot fail and this does not recurse.
+		s.renderError(c, fmt.Errorf("encode the answer as %s: %w", format, err))
 		return
 	}
 	c.Data(status, formatTypes[format], body)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/mail"
 	"net/url"
 	"strings"
@@ -122,6 +121,10 @@ func (v *validator) str(f *Field, raw any, path string) (any, bool) {
 		v.fail(CodeType, path, "field %q must be a string", path)
 		return nil, false
 	}
+	if f.Required && strings.TrimSpace(s) == "" {
+		v.fail(CodeRequired, path, "field %q is required and cannot be empty", path)
+		return nil, false
+	}
 	max := f.MaxLen
 	if max == 0 {
 		max = DefaultMaxLen
@@ -154,11 +157,8 @@ func (v *validator) number(f *Field, raw any, path string) (any, bool) {
 		v.fail(CodeType, path, "field %q must be a whole number", path)
 		return nil, false
 	}
-	x, err := n.Float64()
-	if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
-		v.fail(CodeType, path, "field %q must be a finite number", path)
-		return nil, false
-	}
+	// Finite: bodies are decoded by jsonlimit.Decode, which refuses the rest.
+	x, _ := n.Float64()
 	return x, true
 }
 

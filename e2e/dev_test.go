@@ -33,6 +33,11 @@ func TestDevStartsSeedsAndKeepsDataAcrossRestart(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 201, status)
 	id := payloadID(env)
+	// Every answer is the envelope, net/http's own refusal of a URL past 1 MiB included.
+	status, env, err = d.do("GET", "/crm/consumers?filter="+strings.Repeat("x", 2<<20), tok, nil)
+	require.NoError(t, err, "a JSON answer")
+	require.Equal(t, 431, status)
+	require.Equal(t, true, env["meta"].(map[string]any)["error"])
 
 	require.NoError(t, d.signal(syscall.SIGTERM), "SIGTERM exits cleanly")
 	d.start()

@@ -3,6 +3,7 @@ package query
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -90,7 +91,9 @@ func TestParseErrors(t *testing.T) {
 		{"empty path", `{"": 1}`, nil, "", "", "not a valid field path"},
 		{"empty path part", `{"a..b": 1}`, nil, "a..b", "", "not a valid field path"},
 		{"dollar path part", `{"a.$b": 1}`, nil, "a.$b", "", "not a valid field path"},
-		{"number too large", `{"meta": 1e400}`, testSchema, "meta", "$eq", "cannot take"},
+		{"number too large", `{"meta": 1e400}`, testSchema, "meta", "$eq", "needs a finite number, not the number 1e400"},
+		{"negative number too large", `{"age": {"$gt": -1e999}}`, testSchema, "age", "$gt", "needs a finite number"},
+		{"integer too large", `{"scores": {"$in": [1, 1` + strings.Repeat("0", 400) + `]}}`, testSchema, "scores", "$in", "needs a finite number"},
 		{"invalid JSON", `{"a": }`, nil, "", "", "not valid JSON"},
 		{"trailing data", `{"a": 1} {"b": 2}`, nil, "", "", "not valid JSON"},
 		{"not an object", `[1]`, nil, "", "", "must be a JSON object"},
@@ -212,6 +215,23 @@ func TestParseGoValues(t *testing.T) {
 	}
 	if _, err := Parse(map[string]any{"age": []int{1}}, nil); err == nil {
 		t.Error("a []int value was accepted; want an error naming its Go type")
+	}
+}
+
+// TestParseRefusesNonFiniteGoValues: filters built in Go (trigger
+// filters as stored, pipeline db steps) may hold floats JSON never would.
+func TestParseRefusesNonFiniteGoValues(t *testing.T) {
+	for _, raw := range []map[string]any{
+		{"age": math.Inf(1)},
+		{"age": map[string]any{"$lt": math.Inf(-1)}},
+		{"age": map[string]any{"$in": []any{1, math.NaN()}}},
+		{"age": float32(math.Inf(1))},
+	} {
+		_, err := Parse(raw, testSchema)
+		var qe *Error
+		if !errors.As(err, &qe) || qe.Field != "age" || !strings.Contains(qe.Message, "needs a finite number") {
+			t.Errorf("Parse(%v) = %v; want a refusal of the non-finite number of age", raw, err)
+		}
 	}
 }
 

@@ -42,9 +42,19 @@ func (p *parser) literal(field, op string, raw any, depth int) (any, error) {
 		return p.objectLiteral(field, op, x, depth)
 	}
 	if n, ok := number(raw); ok {
-		return n, nil
+		return finiteNumber(field, op, n, raw)
 	}
 	return nil, errorf(field, op, "cannot take %s", describe(raw))
+}
+
+// finiteNumber refuses ±Inf and NaN (1e999 in JSON, or a Go caller's
+// float): no store can compare them as MongoDB does, and no answer can
+// render them.
+func finiteNumber(field, op string, n, raw any) (any, error) {
+	if f, ok := n.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+		return nil, errorf(field, op, "needs a finite number, not %s (beyond the range of a 64-bit float)", describe(raw))
+	}
+	return n, nil
 }
 
 func (p *parser) arrayLiteral(field, op string, arr []any, depth int) (any, error) {
@@ -244,12 +254,14 @@ func number(v any) (any, bool) {
 	return nil, false
 }
 
+// jsonNumber is ±Inf for a number beyond a float64, which literal refuses
+// by name.
 func jsonNumber(n json.Number) (any, bool) {
 	if i, err := n.Int64(); err == nil {
 		return i, true
 	}
 	f, err := n.Float64()
-	if err != nil || math.IsInf(f, 0) {
+	if err != nil && !math.IsInf(f, 0) {
 		return nil, false
 	}
 	return f, true

@@ -26,6 +26,8 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+
+	"platform/jsonlimit"
 )
 
 // Kind says how Request.Code is read.
@@ -71,6 +73,23 @@ type Result struct {
 	Logs       []string        `json:"logs"`
 	DurationMs float64         `json:"durationMs"`
 	Error      *Error          `json:"error,omitempty"`
+}
+
+// Value is the call's output decoded (numbers as json.Number), or its
+// error. An output the platform could not keep is an ErrKindOutputTooLarge
+// error: objects and arrays nested deeper than jsonlimit.MaxDepth (user
+// code builds them easily), or a number beyond a float64 (JSON.stringify
+// and the JSONata encoder never write one, but the parent does not take a
+// child's word for it).
+func (r Result) Value() (any, *Error) {
+	if r.Error != nil {
+		return nil, r.Error
+	}
+	v, err := jsonlimit.Decode(r.Output)
+	if err != nil {
+		return nil, errorf(ErrKindOutputTooLarge, "the result cannot be kept: %v", err)
+	}
+	return v, nil
 }
 
 // Error is a user-code failure: a clean step error, never a platform fault.

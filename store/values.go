@@ -25,7 +25,8 @@ func List(ss []string) []any {
 }
 
 // JSONNumber is a decoded JSON number as documents hold it: int64 when it
-// is integral and fits, else float64.
+// is integral and fits, else float64. A number beyond a float64 would be
+// ±Inf: decode untrusted JSON with jsonlimit.Decode, which refuses those.
 func JSONNumber(n json.Number) any {
 	if i, err := n.Int64(); err == nil {
 		return i

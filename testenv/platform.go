@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"platform/api"
 	"platform/app"
 	"platform/auth"
 	"platform/config"
@@ -57,7 +58,9 @@ func NewPlatform(t testing.TB, o Options) *Platform {
 	}
 	tc, queue := temporalWith(t, log)
 	var handler http.Handler = http.NotFoundHandler()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	srv.Listener = api.EnvelopeListener(srv.Listener, log) // as cmd/platform serves
+	srv.Start()
 	t.Cleanup(srv.Close)
 	cfg, err := config.Load("test", nil)
 	if err != nil {

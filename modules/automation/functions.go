@@ -133,11 +133,9 @@ func invokeFunction(ctx context.Context, d Deps, call *api.ActionCall) (*api.Act
 	if res.Logs == nil {
 		out["logs"] = []string{}
 	}
-	if res.Error != nil {
-		out["error"] = res.Error
+	if v, cerr := res.Value(); cerr != nil {
+		out["error"] = cerr
 	} else {
-		var v any
-		_ = json.Unmarshal(res.Output, &v)
 		out["output"] = v
 	}
 	return &api.ActionResult{Payload: out}, nil
