@@ -198,6 +198,12 @@ func (a *Activities) runCode(ctx context.Context, req sandbox.Request, input any
 	}
 	req.Input = raw
 	res, err := a.Sandbox.Run(ctx, req)
+	if errors.Is(err, sandbox.ErrBusy) {
+		// Other calls held every child: the code never ran, so this is
+		// no failure of it, and a later attempt may find a free child.
+		d := StepError{Kind: "sandbox_busy", Message: "the sandbox was busy with other calls, so the code did not run", Attempts: sc.attempt}
+		return nil, nil, failure(d, false, err, nil, redact.Value(recorded))
+	}
 	if err != nil {
 		return nil, nil, err // the pool itself failed: retried
 	}

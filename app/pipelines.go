@@ -44,7 +44,9 @@ func (a *App) wirePipelines() {
 		}
 		cmd = []string{exe, "sandbox"}
 	}
-	a.pipes.sandbox = sandbox.NewLazy(sandbox.PoolOptions{Command: cmd, Env: a.Config.SandboxEnv, Size: a.Config.SandboxSize})
+	a.pipes.sandbox = sandbox.NewLazy(sandbox.PoolOptions{
+		Command: cmd, Env: a.Config.SandboxEnv, Size: a.Config.SandboxSize, QueueTimeout: a.Config.SandboxQueueTimeout,
+	})
 	a.pipes.notifier = notify.FromConfig(a.Config)
 	if a.Temporal != nil {
 		a.pipes.launcher = &runs.Launcher{Store: a.Store, Starter: a.starter(a.Config.TaskQueue)}

@@ -50,6 +50,10 @@ type Config struct {
 	SandboxSize       int // sandbox child processes kept per process
 	HookRateLimit     int // calls per minute of one incoming-webhook URL
 
+	// SandboxQueueTimeout is how long a call waits for a free sandbox
+	// child before it is refused (503, or a retryable step failure).
+	SandboxQueueTimeout time.Duration
+
 	// SandboxCommand starts a sandbox child (default: this executable's
 	// `sandbox` subcommand); tests point it at the test binary. SandboxEnv
 	// is added to the child's environment. Neither is a setting.
@@ -122,6 +126,10 @@ func settings() []setting {
 			return nil
 		}},
 		{"PLATFORM_SANDBOX_SIZE", "sandbox-size", "2", "sandbox child processes that run user code (functions, transforms)", func(c *Config, v string) (err error) { c.SandboxSize, err = positive(v); return }},
+		{"PLATFORM_SANDBOX_QUEUE_TIMEOUT", "sandbox-queue-timeout", "5s", "how long a call of user code waits for a free sandbox child before it is refused with 503 (at most 10s)", func(c *Config, v string) (err error) {
+			c.SandboxQueueTimeout, err = atMost(v, MaxSandboxQueueTimeout)
+			return
+		}},
 		{"PLATFORM_HOOK_RATE_LIMIT", "hook-rate-limit", "60", "calls per minute one incoming-webhook trigger URL accepts", func(c *Config, v string) (err error) { c.HookRateLimit, err = positive(v); return }},
 		{"PLATFORM_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long SIGTERM waits for in-flight work", func(c *Config, v string) (err error) { c.ShutdownTimeout, err = duration(v); return }},
 		{"PLATFORM_MASTER_KEY", "master-key", "", "master key of the credential encryption: 32 random bytes as base64 or 64 hex characters, the same for every process; empty: generated once into <data>/master.key for the embedded store", func(c *Config, v string) error {
@@ -271,6 +279,11 @@ func duration(v string) (time.Duration, error) {
 // MaxWebhookTimeout bounds PLATFORM_WEBHOOK_TIMEOUT: the delivery workflow
 // gives each attempt five minutes before Temporal counts it as lost.
 const MaxWebhookTimeout = 4 * time.Minute
+
+// MaxSandboxQueueTimeout bounds PLATFORM_SANDBOX_QUEUE_TIMEOUT: a pipeline
+// step's local activity has 45 s for the queue, the code's 30 s at most
+// and the kill of a runaway child.
+const MaxSandboxQueueTimeout = 10 * time.Second
 
 func atMost(v string, limit time.Duration) (time.Duration, error) {
 	d, err := duration(v)

@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"regexp"
 	"slices"
@@ -144,10 +145,9 @@ func (s *Service) unavailable(c *gin.Context, err error) {
 func (s *Service) login(c *gin.Context, ar fosite.AuthorizeRequester, app *identity.App, b *browserSession) {
 	ctx := c.Request.Context()
 	email, addr := clip(c.PostForm("email"), 320), clientAddress(c.Request)
-	keys := []string{accountKey(app.Customer, email), addressKey(addr)}
 	rec := audit.Record{Customer: app.Customer, Action: "oauth.signin", Target: email, ClientAddress: addr,
 		ActorType: "anonymous", Outcome: audit.Failure, Details: map[string]any{"client_id": app.ClientID}}
-	wait, err := s.throttle.Blocked(ctx, keys...)
+	claims, wait, err := s.throttle.admit(ctx, s.throttle.keys(app.Customer, email, addr))
 	if err != nil {
 		s.unavailable(c, err)
 		return
@@ -155,25 +155,26 @@ func (s *Service) login(c *gin.Context, ar fosite.AuthorizeRequester, app *ident
 	if wait > 0 {
 		rec.Details["reason"] = "throttled"
 		s.audit(ctx, rec)
-		c.Header("Retry-After", itoa(int(wait.Seconds())+1))
+		secs := int(math.Ceil(wait.Seconds()))
+		c.Header("Retry-After", itoa(secs))
 		s.showLogin(c, ar, app, b, http.StatusTooManyRequests, email,
-			"Too many failed sign-ins. Wait "+minutes(wait)+" before trying again.")
+			"Too many failed sign-ins. Wait "+seconds(secs)+" before trying again.")
 		return
 	}
 	u, err := s.d.Identity.Authenticate(tenant.WithCustomer(ctx, app.Customer), email, c.PostForm("password"))
 	if errors.Is(err, identity.ErrBadCredentials) {
-		if ferr := s.throttle.Failed(ctx, keys...); ferr != nil {
-			s.d.Log.ErrorContext(ctx, "count failed sign-in", "error", ferr)
-		}
 		rec.Details["reason"] = "bad credentials"
 		s.audit(ctx, rec)
 		s.showLogin(c, ar, app, b, http.StatusUnauthorized, email, "Wrong e-mail or password.")
 		return
 	} else if err != nil {
+		s.releaseThrottle(ctx, claims)
 		s.unavailable(c, err)
 		return
 	}
-	_ = s.throttle.Succeeded(ctx, keys[0])
+	if err := s.throttle.succeeded(ctx, claims); err != nil {
+		s.d.Log.ErrorContext(ctx, "clear failed sign-ins", "error", err)
+	}
 	s.sessions.end(ctx, b)
 	if _, err := s.sessions.start(ctx, c.Writer, app.Customer, u.ID); err != nil {
 		s.unavailable(c, err)
@@ -182,6 +183,14 @@ func (s *Service) login(c *gin.Context, ar fosite.AuthorizeRequester, app *ident
 	rec.Actor, rec.ActorType, rec.Outcome = u.ID, "user", audit.Success
 	s.audit(ctx, rec)
 	c.Redirect(http.StatusSeeOther, c.Request.URL.RequestURI())
+}
+
+// releaseThrottle takes back the counts of an attempt whose password was
+// never checked (the identity store failed).
+func (s *Service) releaseThrottle(ctx context.Context, claims []claim) {
+	if err := s.throttle.release(ctx, claims); err != nil {
+		s.d.Log.ErrorContext(ctx, "release sign-in attempt", "error", err)
+	}
 }
 
 func (s *Service) showLogin(c *gin.Context, ar fosite.AuthorizeRequester, app *identity.App, b *browserSession, status int, email, msg string) {

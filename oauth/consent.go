@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/ory/fosite"
@@ -113,10 +112,9 @@ func (s *Service) deny(c *gin.Context, ar fosite.AuthorizeRequester, app *identi
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-func minutes(d time.Duration) string {
-	m := int(d.Minutes() + 0.999)
-	if m <= 1 {
-		return "a minute"
+func seconds(n int) string {
+	if n == 1 {
+		return "a second"
 	}
-	return strconv.Itoa(m) + " minutes"
+	return strconv.Itoa(n) + " seconds"
 }

@@ -35,9 +35,11 @@ type Options struct {
 	RefreshTTL time.Duration // default 30 days
 	CodeTTL    time.Duration // default 1 min: codes are redeemed right after the redirect
 	SessionTTL time.Duration // sign-in screen session; default 30 min
-	// Throttle limits; defaults: 5 failures per account, 20 per address, per 15 min.
-	PerAccount, PerAddress int64
-	ThrottleWindow         time.Duration
+	// Sign-in throttle (see Throttle); defaults: 3 failures per account
+	// and address and 20 per address without delay, then waits doubling
+	// from 1 s up to 60 s, forgotten 15 min after the last failure.
+	FreePair, FreeAddress int64
+	MaxDelay, Forget      time.Duration
 }
 
 func (o *Options) defaults() {
@@ -50,12 +52,13 @@ func (o *Options) defaults() {
 	def(&o.RefreshTTL, 30*24*time.Hour)
 	def(&o.CodeTTL, time.Minute)
 	def(&o.SessionTTL, 30*time.Minute)
-	def(&o.ThrottleWindow, 15*time.Minute)
-	if o.PerAccount <= 0 {
-		o.PerAccount = 5
+	def(&o.MaxDelay, time.Minute)
+	def(&o.Forget, 15*time.Minute)
+	if o.FreePair <= 0 {
+		o.FreePair = 3
 	}
-	if o.PerAddress <= 0 {
-		o.PerAddress = 20
+	if o.FreeAddress <= 0 {
+		o.FreeAddress = 20
 	}
 }
 
@@ -118,7 +121,7 @@ func New(ctx context.Context, d Deps, o Options) (*Service, error) {
 	return &Service{
 		d: d, opts: o, storage: st, strategy: strat, provider: provider,
 		sessions: &sessions{store: d.Store, ttl: o.SessionTTL, secure: strings.HasPrefix(d.Config.LoginURL, "https://")},
-		throttle: &Throttle{Store: d.Store, PerAccount: o.PerAccount, PerAddress: o.PerAddress, Window: o.ThrottleWindow},
+		throttle: &Throttle{Store: d.Store, FreePair: o.FreePair, FreeAddress: o.FreeAddress, MaxDelay: o.MaxDelay, Forget: o.Forget},
 	}, nil
 }
 

@@ -12,75 +12,159 @@ import (
 	"platform/store"
 )
 
-// AttemptsCollection counts failed sign-ins per account and per client
-// address in fixed windows, in the store so every replica shares them.
+// AttemptsCollection holds the failed sign-ins per throttled key, in the
+// store so every replica shares them.
 const AttemptsCollection = "loginattempts"
 
-// Throttle limits password guessing: after PerAccount failures for one
-// e-mail of one customer, or PerAddress failures from one client address,
-// within Window, sign-in is refused until the window ends. (A locked account
-// is the usual price of stopping online guessing; the lock is temporary.)
+// Throttle slows password guessing without locking anyone out. It keeps
+// two counts of failed sign-ins: per account and client address (pair),
+// and per client address across accounts (address). Each has some free
+// failures (FreePair, FreeAddress); after each further failure the count
+// waits 1 s, 2 s, 4 s ... up to MaxDelay before the next attempt. An
+// attacker's failures thus slow the attacker's address only: the account's
+// owner signing in from elsewhere is never delayed by them. Counts are
+// forgotten Forget after their last failure.
 type Throttle struct {
-	Store      store.Store
-	PerAccount int64
-	PerAddress int64
-	Window     time.Duration
+	Store       store.Store
+	FreePair    int64 // failures per account and address without delay
+	FreeAddress int64 // failures per address, over all accounts, without delay
+	MaxDelay    time.Duration
+	Forget      time.Duration
+	Now         func() time.Time // the clock (tests); time.Now when nil
 }
 
-func accountKey(customer, email string) string {
-	return "acct:" + customer + ":" + strings.ToLower(strings.TrimSpace(email))
+// throttleKey is one throttled count and its free failures.
+type throttleKey struct {
+	id   string
+	free int64
 }
 
-func addressKey(addr string) string { return "addr:" + addr }
+// keys are the counts a sign-in of email from addr at customer touches;
+// the pair comes first, as succeeded expects.
+func (t *Throttle) keys(customer, email, addr string) []throttleKey {
+	account := customer + ":" + strings.ToLower(strings.TrimSpace(email))
+	return []throttleKey{{"pair:" + account + "|" + addr, t.FreePair}, {"addr:" + addr, t.FreeAddress}}
+}
 
-func (t *Throttle) limit(key string) int64 {
-	if strings.HasPrefix(key, "acct:") {
-		return t.PerAccount
+// delay is the wait after a key's failures-th failure.
+func (t *Throttle) delay(k throttleKey, failures int64) time.Duration {
+	if failures <= k.free {
+		return 0
 	}
-	return t.PerAddress
+	return min(time.Second<<min(failures-k.free-1, 30), t.MaxDelay)
 }
 
-// Blocked returns how long sign-in stays refused for any of keys (0: allowed).
-func (t *Throttle) Blocked(ctx context.Context, keys ...string) (time.Duration, error) {
-	var wait time.Duration
+func (t *Throttle) now() time.Time {
+	if t.Now != nil {
+		return t.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// claim is one attempt counted against a key in advance.
+type claim struct {
+	key      throttleKey
+	failures int64     // the count with this attempt
+	before   time.Time // the key's wait before it
+}
+
+// admit counts the attempt as a failure of every key before the password
+// is checked, so that concurrent guesses cannot all pass before the first
+// failure is recorded: each attempt takes the next count of each key in
+// turn (compare and set). When a key must still wait, nothing is counted
+// and the wait is returned. An attempt that does not fail gives its
+// counts back with succeeded or release.
+func (t *Throttle) admit(ctx context.Context, keys []throttleKey) ([]claim, time.Duration, error) {
+	var claims []claim
 	for _, k := range keys {
-		d, err := t.Store.Global(AttemptsCollection).Get(ctx, k)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		} else if err != nil {
-			return 0, err
+		cl, wait, err := t.claim(ctx, k)
+		if err != nil || wait > 0 {
+			return nil, wait, errors.Join(err, t.release(ctx, claims))
 		}
-		start, _ := d["windowStart"].(time.Time)
-		n := store.Int(d["failures"])
-		if left := time.Until(start.Add(t.Window)); left > 0 && n >= t.limit(k) {
-			wait = max(wait, left)
-		}
+		claims = append(claims, cl)
 	}
-	return wait, nil
+	return claims, 0, nil
 }
 
-// Failed counts one failure for each key: a stale window restarts at 1
-// (compare-and-set on its start), a current one is incremented atomically.
-func (t *Throttle) Failed(ctx context.Context, keys ...string) error {
+// errLostRace: another attempt changed the key between read and write.
+var errLostRace = errors.New("oauth: concurrent sign-in attempt")
+
+// claim counts the attempt against k, re-reading the key after losing a
+// race to a concurrent attempt; a key so contended asks the caller to wait.
+func (t *Throttle) claim(ctx context.Context, k throttleKey) (claim, time.Duration, error) {
+	for range 3 {
+		cl, wait, err := t.tryClaim(ctx, k)
+		if !errors.Is(err, errLostRace) {
+			return cl, wait, err
+		}
+	}
+	return claim{}, time.Second, nil
+}
+
+func (t *Throttle) tryClaim(ctx context.Context, k throttleKey) (claim, time.Duration, error) {
 	c := t.Store.Global(AttemptsCollection)
-	for _, k := range keys {
-		now := time.Now().UTC()
-		stale := query.AllOf(query.ID(k), query.Field{Path: "windowStart", Conds: []query.Cond{query.Compare{Op: query.OpLt, Value: now.Add(-t.Window)}}})
-		_, err := c.Update(ctx, stale, store.Update{Set: store.Doc{"failures": int64(1), "windowStart": now}})
-		if errors.Is(err, store.ErrNotFound) {
-			_, err = c.Upsert(ctx, k, store.Update{Inc: map[string]any{"failures": int64(1)}, SetOnInsert: store.Doc{"windowStart": now}})
-		}
-		if err != nil {
-			return err
-		}
+	d, err := c.Get(ctx, k.id)
+	if errors.Is(err, store.ErrNotFound) {
+		d, err = c.Upsert(ctx, k.id, store.Update{SetOnInsert: store.Doc{"failures": int64(0)}})
 	}
-	return nil
+	if err != nil {
+		return claim{}, 0, err
+	}
+	now := t.now()
+	stored := store.Int(d["failures"])
+	failures, until := t.state(d, now)
+	if wait := until.Sub(now); wait > 0 {
+		return claim{}, wait, nil
+	}
+	next := failures + 1
+	_, err = c.Update(ctx, query.AllOf(query.ID(k.id), query.Eq("failures", stored)), store.Update{Set: store.Doc{
+		"failures": next, "last": now, "until": now.Add(t.delay(k, next)),
+	}})
+	if errors.Is(err, store.ErrNotFound) {
+		return claim{}, 0, errLostRace
+	}
+	return claim{key: k, failures: next, before: until}, 0, err
 }
 
-// Succeeded clears an account's failures (the address keeps its count).
-func (t *Throttle) Succeeded(ctx context.Context, key string) error {
-	_, err := t.Store.Global(AttemptsCollection).Delete(ctx, query.ID(key))
-	return err
+// state is a key's failures and the time until which it waits; failures
+// older than Forget count no more.
+func (t *Throttle) state(d store.Doc, now time.Time) (int64, time.Time) {
+	last, _ := d["last"].(time.Time)
+	until, _ := d["until"].(time.Time)
+	if now.Sub(last) > t.Forget {
+		return 0, until
+	}
+	return store.Int(d["failures"]), until
+}
+
+// succeeded forgets the pair's failures and takes back the attempt from
+// the address's count (which keeps its earlier failures, or one valid
+// account would let an address guess at the others for free).
+func (t *Throttle) succeeded(ctx context.Context, claims []claim) error {
+	if len(claims) == 0 {
+		return nil
+	}
+	if _, err := t.Store.Global(AttemptsCollection).Delete(ctx, query.ID(claims[0].key.id)); err != nil {
+		return err
+	}
+	return t.release(ctx, claims[1:])
+}
+
+// release takes back the counts of an attempt that did not fail, unless
+// a later attempt took the next count meanwhile: then this one stays
+// counted (erring towards slowing down).
+func (t *Throttle) release(ctx context.Context, claims []claim) error {
+	c := t.Store.Global(AttemptsCollection)
+	var errs []error
+	for _, cl := range claims {
+		_, err := c.Update(ctx, query.AllOf(query.ID(cl.key.id), query.Eq("failures", cl.failures)), store.Update{Set: store.Doc{
+			"failures": cl.failures - 1, "until": cl.before,
+		}})
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // clientAddress is the caller's IP. X-Forwarded-For is believed only from

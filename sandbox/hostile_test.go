@@ -2,7 +2,7 @@ package sandbox
 
 import (
 	"cmp"
-	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -113,13 +113,15 @@ func runBesideNormalCalls(t *testing.T, p *Pool, req Request) (Result, time.Dura
 	hostile := make(chan outcome, 1)
 	start := time.Now()
 	go func() {
-		res, err := p.Run(context.Background(), req)
+		res, err := p.Run(customer("hostile"), req)
 		hostile <- outcome{res, err, time.Since(start)}
 	}()
 	served := 0
 	for {
 		normalStart := time.Now()
-		ok(t, run(t, p, KindJSFunction, "return { sum: input.a + input.b }", `{"a":1,"b":2}`), `{"sum":3}`)
+		res, err := p.Run(customer("normal"), Request{Kind: KindJSFunction, Code: "return { sum: input.a + input.b }", Input: []byte(`{"a":1,"b":2}`)})
+		require.NoError(t, err)
+		ok(t, res, `{"sum":3}`)
 		assert.Less(t, time.Since(normalStart), time.Second, "a normal call waited behind the hostile one")
 		served++
 		select {
@@ -132,13 +134,14 @@ func runBesideNormalCalls(t *testing.T, p *Pool, req Request) (Result, time.Dura
 }
 
 // assertPoolServes makes as many concurrent calls as the pool has
-// children: all succeed once killed children have been replaced.
+// children, each of another tenant (one may not hold them all): all
+// succeed once killed children have been replaced.
 func assertPoolServes(t *testing.T, p *Pool) {
 	t.Helper()
 	done := make(chan Result, p.opts.Size)
-	for range p.opts.Size {
+	for i := range p.opts.Size {
 		go func() {
-			res, err := p.Run(context.Background(), Request{Kind: KindJSExpression, Code: "[1, 2].map(x => x * 2)"})
+			res, err := p.Run(customer(fmt.Sprint("tenant-", i)), Request{Kind: KindJSExpression, Code: "[1, 2].map(x => x * 2)"})
 			assert.NoError(t, err)
 			done <- res
 		}()

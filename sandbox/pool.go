@@ -33,6 +33,14 @@ type PoolOptions struct {
 	// answered is killed (default 200 ms): the child interrupts JS itself
 	// at the limit; the kill is for what ignores the interrupt.
 	KillGrace time.Duration
+	// QueueTimeout is how long a call waits for a child before it fails
+	// with ErrBusy (default 5 s): a saturated pool answers "try later"
+	// instead of piling up callers.
+	QueueTimeout time.Duration
+	// PerTenant is how many children the calls of one customer (see
+	// tenant.Customer) may hold at once (default Size-1, at least 1), so
+	// that one customer's slow code always leaves a child to the others.
+	PerTenant int
 }
 
 func (o *PoolOptions) setDefaults() {
@@ -56,6 +64,8 @@ func (o *PoolOptions) setDefaults() {
 	defDur(&o.DefaultTimeout, defaultTimeout)
 	defDur(&o.MaxTimeout, 30*time.Second)
 	defDur(&o.KillGrace, 200*time.Millisecond)
+	defDur(&o.QueueTimeout, 5*time.Second)
+	def(&o.PerTenant, max(1, o.Size-1))
 }
 
 // compileTimeout bounds Pool.Compile: parsing hostile code can be slow.
@@ -63,9 +73,11 @@ const compileTimeout = 5 * time.Second
 
 // Pool keeps Size sandbox children and runs each call in one of them.
 // Concurrent calls use different children; a child that was killed or
-// died is replaced in the background.
+// died is replaced in the background. Calls wait for a child in their
+// customer's lane (see lanes), at most QueueTimeout.
 type Pool struct {
-	opts PoolOptions
+	opts  PoolOptions
+	lanes *lanes
 	// idle holds one token per slot: a ready child, or nil for a slot
 	// whose child must be started by the next caller.
 	idle   chan *proc
@@ -82,7 +94,7 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 		return nil, errors.New("sandbox: PoolOptions.Command is empty")
 	}
 	opts.setDefaults()
-	p := &Pool{opts: opts, idle: make(chan *proc, opts.Size),
+	p := &Pool{opts: opts, lanes: newLanes(opts.Size, opts.PerTenant), idle: make(chan *proc, opts.Size),
 		done: make(chan struct{}), live: map[*proc]struct{}{}}
 	for range opts.Size {
 		c, err := p.start()
@@ -97,7 +109,7 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 
 // Run runs one call. User-code failures, including time-outs, crashes and
 // memory exhaustion, are Result.Error; the error return is for the pool
-// itself (closed, ctx done, a child that cannot start).
+// itself (closed, ctx done, a child that cannot start, ErrBusy).
 func (p *Pool) Run(ctx context.Context, req Request) (Result, error) {
 	if e := p.check(req); e != nil {
 		return Result{Logs: []string{}, Error: e}, nil
@@ -153,11 +165,19 @@ func (p *Pool) timeout(ms int) time.Duration {
 }
 
 // do runs a request on an idle child, killing it at limit plus grace.
+// A slot of the caller's lane comes first: slots are as many as idle
+// tokens, so a call holding one finds a token at once, or as soon as a
+// replacement child has started.
 func (p *Pool) do(ctx context.Context, req wireRequest, limit time.Duration) (Result, error) {
 	line, err := json.Marshal(req)
 	if err != nil {
 		return Result{}, err
 	}
+	lane := laneOf(ctx)
+	if err := p.lanes.enter(ctx, lane, p.opts.QueueTimeout, p.done); err != nil {
+		return Result{}, err
+	}
+	defer p.lanes.leave(lane)
 	c, err := p.acquire(ctx)
 	if err != nil {
 		return Result{}, err

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
+	"strconv"
 	"time"
 
 	"platform/activities"
@@ -80,7 +82,7 @@ func deployFunction(ctx context.Context, d Deps, call *api.ActionCall) (*api.Act
 	code, _ := call.Record["code"].(string)
 	se, err := d.Code.Compile(ctx, sandbox.KindJSFunction, code)
 	if err != nil {
-		return nil, api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the sandbox could not check the code; try again").WithCause(err)
+		return nil, sandboxUnavailable(err, "the sandbox could not check the code")
 	}
 	if se != nil {
 		e := api.FieldError(api.CodeSyntax, "code", "code does not compile: %s (line %d, column %d)", se.Message, se.Line, se.Column)
@@ -127,7 +129,7 @@ func invokeFunction(ctx context.Context, d Deps, call *api.ActionCall) (*api.Act
 	}
 	res, err := d.Code.Run(ctx, sandbox.Request{Kind: sandbox.KindJSFunction, Code: fn.Code, Input: input, TimeoutMs: fn.TimeoutMs})
 	if err != nil {
-		return nil, api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the sandbox is unavailable; try again").WithCause(err)
+		return nil, sandboxUnavailable(err, "the sandbox is unavailable")
 	}
 	out := map[string]any{"output": nil, "logs": res.Logs, "durationMs": res.DurationMs, "version": fn.Version}
 	if res.Logs == nil {
@@ -139,4 +141,18 @@ func invokeFunction(ctx context.Context, d Deps, call *api.ActionCall) (*api.Act
 		out["output"] = v
 	}
 	return &api.ActionResult{Payload: out}, nil
+}
+
+// sandboxUnavailable is the 503 of a sandbox call that did not run. When
+// every child was busy (sandbox.ErrBusy), Retry-After asks the client to
+// wait as long as the call waited in the queue.
+func sandboxUnavailable(err error, what string) *api.Error {
+	var busy *sandbox.BusyError
+	if !errors.As(err, &busy) {
+		return api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "%s; try again", what).WithCause(err)
+	}
+	wait := max(int(math.Ceil(busy.Waited.Seconds())), 1)
+	e := api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the sandbox is busy with other calls; try again in %d s", wait).WithCause(err)
+	e.Header = http.Header{"Retry-After": {strconv.Itoa(wait)}}
+	return e
 }

@@ -1,10 +1,13 @@
 package automation_test
 
 import (
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"platform/config"
 	"platform/testenv"
 )
 
@@ -78,4 +81,39 @@ func TestFunctionsDeployAndInvoke(t *testing.T) {
 	require.Equal(t, 403, p.Do("POST", "/automation/functions/"+id+"/actions/invoke", p.Token("automation.functions.view"), map[string]any{}).Status)
 	other, user := p.OtherCustomer("rival")
 	require.Equal(t, 404, p.Do("POST", "/automation/functions/"+id+"/actions/invoke", p.TokenFor(other.ID, user.ID, "automation.*"), map[string]any{}).Status)
+}
+
+// Two invokes of an endless loop on a sandbox of one child: one runs
+// until its limit, the other gets no child within the queue time-out and
+// answers 503 with Retry-After instead of waiting its turn.
+func TestFunctionInvokeWhileTheSandboxIsBusy(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{Configure: func(c *config.Config) {
+		c.SandboxSize, c.SandboxQueueTimeout = 1, 500*time.Millisecond
+	}})
+	tok := p.Token("automation.*")
+	r := p.Do("POST", "/automation/functions", tok, map[string]any{"name": "spin", "code": "while (true) {}", "timeoutMs": 5000})
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	id := r.Payload()["_id"].(string)
+	require.Equal(t, 200, p.Do("POST", "/automation/functions/"+id+"/actions/deploy", tok, nil).Status)
+
+	answers := make([]*testenv.Resp, 2)
+	var wg sync.WaitGroup
+	for i := range answers {
+		wg.Go(func() {
+			answers[i] = p.Do("POST", "/automation/functions/"+id+"/actions/invoke", tok, map[string]any{})
+		})
+	}
+	wg.Wait()
+	if answers[0].Status == 503 {
+		answers[0], answers[1] = answers[1], answers[0]
+	}
+	ran, refused := answers[0], answers[1]
+	require.Equal(t, 200, ran.Status, "%s", ran.Body)
+	require.Equal(t, "timeout", ran.Payload()["error"].(map[string]any)["kind"])
+	require.Equal(t, 503, refused.Status, "%s", refused.Body)
+	require.Equal(t, "1", refused.Header.Get("Retry-After"))
+	e := refused.Meta()["errors"].([]any)[0].(map[string]any)
+	require.Equal(t, "dependency.unavailable", e["code"])
+	require.Contains(t, e["message"], "busy")
 }

@@ -244,7 +244,7 @@ func (e *pipelineEnv) Compile(ctx context.Context, lang, code string) (*pipeline
 	}
 	se, err := e.deps.Code.Compile(ctx, kind, code)
 	if err != nil {
-		return nil, api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the sandbox could not check the expression; try again").WithCause(err)
+		return nil, sandboxUnavailable(err, "the sandbox could not check the expression")
 	}
 	if se == nil {
 		return nil, nil
