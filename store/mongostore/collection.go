@@ -69,7 +69,10 @@ func (c *collection) Insert(ctx context.Context, doc store.Doc) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.c.InsertOne(ctx, d)
+	err = c.s.write(ctx, func(ctx context.Context) error {
+		_, err := c.c.InsertOne(ctx, d)
+		return err
+	})
 	return c.s.duplicate(ctx, c, doc, wrap(err))
 }
 
@@ -85,7 +88,10 @@ func (c *collection) InsertMany(ctx context.Context, docs []store.Doc) error {
 		}
 		all = append(all, d)
 	}
-	_, err := c.c.InsertMany(ctx, all, options.InsertMany().SetOrdered(true))
+	err := c.s.write(ctx, func(ctx context.Context) error {
+		_, err := c.c.InsertMany(ctx, all, options.InsertMany().SetOrdered(true))
+		return err
+	})
 	return c.s.duplicate(ctx, c, nil, wrap(err))
 }
 
@@ -173,7 +179,9 @@ func (c *collection) Update(ctx context.Context, e query.Expr, u store.Update) (
 		return c.findOne(ctx, f)
 	}
 	var m bson.M
-	err = c.c.FindOneAndUpdate(ctx, f, upd, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&m)
+	err = c.s.write(ctx, func(ctx context.Context) error {
+		return c.c.FindOneAndUpdate(ctx, f, upd, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&m)
+	})
 	if err != nil {
 		return nil, c.s.duplicate(ctx, c, u.Set, wrap(err))
 	}
@@ -211,7 +219,9 @@ func (c *collection) upsertOnce(ctx context.Context, id string, u store.Update) 
 	}
 	var m bson.M
 	o := options.FindOneAndUpdate().SetReturnDocument(options.After).SetUpsert(true)
-	err = c.c.FindOneAndUpdate(ctx, f, updateDoc(u, true), o).Decode(&m)
+	err = c.s.write(ctx, func(ctx context.Context) error {
+		return c.c.FindOneAndUpdate(ctx, f, updateDoc(u, true), o).Decode(&m)
+	})
 	if err != nil {
 		return nil, c.s.duplicate(ctx, c, upsertedValues(id, u), wrap(err))
 	}
@@ -235,11 +245,18 @@ func (c *collection) UpdateMany(ctx context.Context, e query.Expr, u store.Updat
 	if len(upd) == 0 {
 		return c.c.CountDocuments(ctx, f)
 	}
-	r, err := c.c.UpdateMany(ctx, f, upd)
+	var matched int64
+	err = c.s.write(ctx, func(ctx context.Context) error {
+		r, err := c.c.UpdateMany(ctx, f, upd)
+		if err == nil {
+			matched = r.MatchedCount
+		}
+		return err
+	})
 	if err != nil {
 		return 0, c.s.duplicate(ctx, c, u.Set, wrap(err))
 	}
-	return r.MatchedCount, nil
+	return matched, nil
 }
 
 func (c *collection) Replace(ctx context.Context, id string, doc store.Doc) error {
@@ -252,11 +269,18 @@ func (c *collection) Replace(ctx context.Context, id string, doc store.Doc) erro
 	if err != nil {
 		return err
 	}
-	r, err := c.c.ReplaceOne(ctx, f, d)
+	var matched int64
+	err = c.s.write(ctx, func(ctx context.Context) error {
+		r, err := c.c.ReplaceOne(ctx, f, d)
+		if err == nil {
+			matched = r.MatchedCount
+		}
+		return err
+	})
 	if err != nil {
 		return c.s.duplicate(ctx, c, doc, wrap(err))
 	}
-	if r.MatchedCount == 0 {
+	if matched == 0 {
 		return store.ErrNotFound
 	}
 	return nil
@@ -272,11 +296,18 @@ func (c *collection) Delete(ctx context.Context, e query.Expr) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	r, err := c.c.DeleteMany(ctx, f)
+	var deleted int64
+	err = c.s.write(ctx, func(ctx context.Context) error {
+		r, err := c.c.DeleteMany(ctx, f)
+		if err == nil {
+			deleted = r.DeletedCount
+		}
+		return err
+	})
 	if err != nil {
 		return 0, wrap(err)
 	}
-	return r.DeletedCount, nil
+	return deleted, nil
 }
 
 func (c *collection) findOne(ctx context.Context, f bson.D) (store.Doc, error) {

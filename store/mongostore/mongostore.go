@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -37,6 +38,8 @@ type Store struct {
 	// this process; FerretDB is only the single-process embedded store.
 	ferret bool
 	locks  sync.Map // collection -> *sync.Mutex
+
+	hook atomic.Pointer[store.WriteHook] // SetWriteHook
 }
 
 // Open connects to uri and uses database db.
