@@ -114,6 +114,9 @@ type Store interface {
 	// Global is not scoped: for data that belongs to no customer.
 	Global(name string) Collection
 	EnsureIndexes(ctx context.Context, collection string, scoped bool, idx []Index) error
+	// Ping proves the store can read and write: it writes a tiny health
+	// record, so a store that answers reads but cannot write fails it.
+	// Cheap, but a write: callers rate-limit it.
 	Ping(ctx context.Context) error
 	Close(ctx context.Context) error
 	// Kind names the implementation ("mongodb", "sqlite") for logs and /readyz.

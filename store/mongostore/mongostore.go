@@ -54,7 +54,7 @@ func Open(ctx context.Context, uri, db string) (*Store, error) {
 		return nil, fmt.Errorf("%w: %v", store.ErrUnavailable, err)
 	}
 	s := &Store{client: client, db: client.Database(db), indexes: map[string]map[string][]string{}, unique: map[string]map[string][]string{}}
-	if err := s.Ping(ctx); err != nil {
+	if err := s.reach(ctx); err != nil {
 		_ = client.Disconnect(context.Background())
 		return nil, err
 	}
@@ -98,8 +98,24 @@ func (s *Store) lockWrites(coll string) func() {
 // Kind implements store.Store.
 func (s *Store) Kind() string { return "mongodb" }
 
-// Ping checks the server answers.
+// HealthCollection holds the one document Ping writes.
+const HealthCollection = "platform_health"
+
+// Ping implements store.Store: the primary answers, and takes a write of
+// the health document through the write path.
 func (s *Store) Ping(ctx context.Context) error {
+	if err := s.reach(ctx); err != nil {
+		return err
+	}
+	_, err := s.Global(HealthCollection).Upsert(ctx, "probe", store.Update{Set: store.Doc{"checkedAt": time.Now().UTC()}})
+	if err != nil {
+		return fmt.Errorf("%w: health write: %v", store.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// reach checks the primary answers.
+func (s *Store) reach(ctx context.Context) error {
 	if err := s.client.Ping(ctx, readpref.Primary()); err != nil {
 		return fmt.Errorf("%w: %v", store.ErrUnavailable, err)
 	}

@@ -13,7 +13,8 @@ import (
 )
 
 // The catalog: which collections exist, the shapes of their documents and
-// the declared fields of each index (to name them in a DuplicateError).
+// the declared fields of each index (to name them in a DuplicateError);
+// platform_health holds the one row Ping writes.
 const catalogSQL = `
 CREATE TABLE IF NOT EXISTS platform_collections (
 	name TEXT PRIMARY KEY
@@ -29,7 +30,11 @@ CREATE TABLE IF NOT EXISTS platform_indexes (
 	collection TEXT NOT NULL,
 	name TEXT NOT NULL,
 	fields TEXT NOT NULL
-) WITHOUT ROWID;`
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS platform_health (
+	id INTEGER PRIMARY KEY,
+	checked TEXT NOT NULL
+);`
 
 func (s *Store) createCatalog(ctx context.Context) error {
 	_, err := s.wconn.ExecContext(ctx, catalogSQL)

@@ -164,13 +164,18 @@ func (s *Store) SetWriteHook(h store.WriteHook) {
 // Kind implements store.Store.
 func (s *Store) Kind() string { return "sqlite" }
 
-// Ping implements store.Store.
+// Ping implements store.Store: a read on the readers, and a write of one
+// row through the write path, turn, transaction and commit included.
 func (s *Store) Ping(ctx context.Context) error {
 	var one int
 	if err := s.reader.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
 		return mapError(ctx, err, nil)
 	}
-	return nil
+	return s.write(ctx, nil, func(w *writeTx) error {
+		_, err := w.exec(`INSERT INTO platform_health(id, checked) VALUES (1, strftime('%Y-%m-%dT%H:%M:%fZ'))
+			ON CONFLICT(id) DO UPDATE SET checked = excluded.checked`)
+		return err
+	})
 }
 
 // Close implements store.Store. Closing the last connection checkpoints

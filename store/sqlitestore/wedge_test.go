@@ -115,6 +115,22 @@ func TestUncommittedEnsureIndexesKeepsDeclarations(t *testing.T) {
 	}
 }
 
+// Ping proves the write path: a writer that never gives its turn back
+// fails it, and it passes once the writer is free.
+func TestPingFailsWhileTheWriterIsStuck(t *testing.T) {
+	s := openTemp(t)
+	s.writeTurn <- struct{}{} // a write that does not end
+	ctx, cancel := context.WithTimeout(ctxA, time.Second)
+	defer cancel()
+	if err := s.Ping(ctx); err == nil {
+		t.Error("ping passed while no write could run")
+	}
+	<-s.writeTurn
+	if err := s.Ping(ctxA); err != nil {
+		t.Errorf("ping with a free writer: %v", err)
+	}
+}
+
 // The driver, not a hook: writes whose contexts end at random moments,
 // the moments included where the driver reports a cancellation of a
 // statement that took effect. Every answer is honest, and writes go on.

@@ -208,3 +208,21 @@ func counterValue(t *testing.T, c store.Collection, id string) int64 {
 	}
 	return store.Int(d["n"])
 }
+
+// testPingProvesWrites: a store whose writes fail is not healthy, although
+// it reads; once writes work again, Ping passes.
+func testPingProvesWrites(t *testing.T, s store.Store) {
+	h := hookable(t, s)
+	if err := s.Ping(ctxA); err != nil {
+		t.Fatalf("ping of a healthy store: %v", err)
+	}
+	broken := errors.New("every write fails")
+	h.SetWriteHook(func(store.WritePoint, context.Context, error) error { return broken })
+	if err := s.Ping(ctxA); err == nil {
+		t.Errorf("ping passed while every write failed")
+	}
+	h.SetWriteHook(nil)
+	if err := s.Ping(ctxA); err != nil {
+		t.Errorf("ping once writes work again: %v", err)
+	}
+}

@@ -72,6 +72,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, unsupported ...Unsup
 		{"SpecialFloats", testSpecialFloats},
 		{"Cancelled", testCancelled},
 		{"WriteFaults", testWriteFaults},
+		{"PingProvesWrites", testPingProvesWrites},
 	}
 	skip := map[string]string{}
 	for _, u := range unsupported {
