@@ -165,8 +165,12 @@ func (c *collection) Update(ctx context.Context, e query.Expr, u store.Update) (
 	if err := c.checkUpdate(u); err != nil {
 		return nil, err
 	}
-	defer c.s.lockWrites(c.name)()
-	e, err := c.serverable(ctx, e, 1)
+	unlock, err := c.s.lockWrites(ctx, c.name)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	e, err = c.serverable(ctx, e, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +196,11 @@ func (c *collection) Upsert(ctx context.Context, id string, u store.Update) (sto
 	if err := c.checkUpdate(u); err != nil {
 		return nil, err
 	}
-	defer c.s.lockWrites(c.name)()
+	unlock, err := c.s.lockWrites(ctx, c.name)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	// Two upserts of a new id can race to insert it; the loser retries as an update.
 	for attempt := 0; ; attempt++ {
 		doc, err := c.upsertOnce(ctx, id, u)
@@ -232,8 +240,12 @@ func (c *collection) UpdateMany(ctx context.Context, e query.Expr, u store.Updat
 	if err := c.checkUpdate(u); err != nil {
 		return 0, err
 	}
-	defer c.s.lockWrites(c.name)()
-	e, err := c.serverable(ctx, e, 0)
+	unlock, err := c.s.lockWrites(ctx, c.name)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	e, err = c.serverable(ctx, e, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -260,7 +272,11 @@ func (c *collection) UpdateMany(ctx context.Context, e query.Expr, u store.Updat
 }
 
 func (c *collection) Replace(ctx context.Context, id string, doc store.Doc) error {
-	defer c.s.lockWrites(c.name)()
+	unlock, err := c.s.lockWrites(ctx, c.name)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	f, err := c.scope(ctx, query.ID(id))
 	if err != nil {
 		return err
@@ -287,8 +303,12 @@ func (c *collection) Replace(ctx context.Context, id string, doc store.Doc) erro
 }
 
 func (c *collection) Delete(ctx context.Context, e query.Expr) (int64, error) {
-	defer c.s.lockWrites(c.name)()
-	e, err := c.serverable(ctx, e, 0)
+	unlock, err := c.s.lockWrites(ctx, c.name)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	e, err = c.serverable(ctx, e, 0)
 	if err != nil {
 		return 0, err
 	}

@@ -37,7 +37,7 @@ type Store struct {
 	// counter ended at 3). Updates are then serialized per collection in
 	// this process; FerretDB is only the single-process embedded store.
 	ferret bool
-	locks  sync.Map // collection -> *sync.Mutex
+	locks  sync.Map // collection -> chan struct{} (see lockWrites)
 
 	hook atomic.Pointer[store.WriteHook] // SetWriteHook
 }
@@ -81,18 +81,6 @@ func isFerretDB(ctx context.Context, c *mongo.Client) bool {
 	}
 	_, ok := info["ferretdbVersion"]
 	return ok
-}
-
-// lockWrites serializes read-modify-write operations on FerretDB; on MongoDB
-// it does nothing.
-func (s *Store) lockWrites(coll string) func() {
-	if !s.ferret {
-		return func() {}
-	}
-	m, _ := s.locks.LoadOrStore(coll, &sync.Mutex{})
-	mu := m.(*sync.Mutex)
-	mu.Lock()
-	return mu.Unlock
 }
 
 // Kind implements store.Store.

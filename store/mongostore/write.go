@@ -51,3 +51,20 @@ func (s *Store) at(p store.WritePoint, ctx context.Context, err error) error {
 	}
 	return err
 }
+
+// lockWrites serializes read-modify-write operations on FerretDB (see
+// Store.ferret); on MongoDB it does nothing. A caller whose ctx ends while
+// it waits gives up its place.
+func (s *Store) lockWrites(ctx context.Context, coll string) (unlock func(), err error) {
+	if !s.ferret {
+		return func() {}, nil
+	}
+	l, _ := s.locks.LoadOrStore(coll, make(chan struct{}, 1))
+	turn := l.(chan struct{})
+	select {
+	case turn <- struct{}{}:
+		return func() { <-turn }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}

@@ -1,0 +1,83 @@
+package mongostore_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"platform/query"
+	"platform/store"
+	"platform/store/mongostore"
+	"platform/store/storetest"
+	"platform/tenant"
+)
+
+// On FerretDB, updates of one collection take turns (see Store.ferret): a
+// caller that goes away while it waits for its turn leaves the queue at
+// once rather than when the writes before it end.
+func TestCancelledWriterLeavesTheCollectionQueue(t *testing.T) {
+	s := openForTest(t)
+	if !s.FerretDB() {
+		t.Skip("updates take turns on FerretDB only")
+	}
+	ctxA := tenant.WithCustomer(context.Background(), "customer-a")
+	c := s.Collection("queued")
+	if err := c.Insert(ctxA, store.Doc{"_id": "x", "n": int64(0)}); err != nil {
+		t.Fatal(err)
+	}
+	inc := store.Update{Inc: map[string]any{"n": int64(1)}}
+	entered, release := make(chan struct{}), make(chan struct{})
+	s.SetWriteHook(storetest.At(store.WriteStart, func(_ context.Context, err error) error {
+		close(entered)
+		<-release // a slow write holding the turn
+		return err
+	}))
+	first := make(chan error, 1)
+	go func() { _, err := c.Update(ctxA, query.ID("x"), inc); first <- err }()
+	<-entered
+	s.SetWriteHook(nil)
+
+	ctx, cancel := context.WithCancel(ctxA)
+	waiter := make(chan error, 1)
+	go func() { _, err := c.Update(ctx, query.ID("x"), inc); waiter <- err }()
+	cancel()
+	select {
+	case err := <-waiter:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled waiter answered %v", err)
+		}
+	case <-time.After(10 * time.Second): // generous: it should return at once
+		t.Error("a cancelled writer waited for the turn of the write before it")
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.Get(ctxA, "x")
+	if err != nil || store.Int(d["n"]) != 1 {
+		t.Errorf("after one increment and one cancelled: %v, %v", d, err)
+	}
+}
+
+func openForTest(t *testing.T) *mongostore.Store {
+	t.Helper()
+	uri := os.Getenv("MONGODB_URI")
+	if uri == "" {
+		t.Skip("MONGODB_URI is not set")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := mongostore.Open(ctx, uri, "write_"+randomHex())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = s.DropDatabase(ctx)
+		_ = s.Close(ctx)
+	})
+	return s
+}
