@@ -157,19 +157,19 @@ func (s *Store) EnsureIndexes(ctx context.Context, coll string, scoped bool, idx
 		models = append(models, mongo.IndexModel{Keys: keys, Options: o})
 		names[ix.Name] = fields
 	}
-	s.mu.Lock()
-	s.indexes[coll], s.unique[coll] = names, unique
-	s.mu.Unlock()
 	models, err := s.missing(ctx, coll, idx, models)
 	if err != nil {
 		return err
 	}
-	if len(models) == 0 {
-		return nil
+	if len(models) > 0 {
+		if _, err := s.db.Collection(coll).Indexes().CreateMany(ctx, models); err != nil {
+			return fmt.Errorf("indexes of %s: %w", coll, err)
+		}
 	}
-	if _, err := s.db.Collection(coll).Indexes().CreateMany(ctx, models); err != nil {
-		return fmt.Errorf("indexes of %s: %w", coll, err)
-	}
+	// Only now: the declarations name the indexes that exist.
+	s.mu.Lock()
+	s.indexes[coll], s.unique[coll] = names, unique
+	s.mu.Unlock()
 	return nil
 }
 

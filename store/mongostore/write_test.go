@@ -81,3 +81,31 @@ func openForTest(t *testing.T) *mongostore.Store {
 	})
 	return s
 }
+
+// EnsureIndexes that fails (here: its caller went away) leaves the
+// declarations of the indexes that exist in force, so duplicates are
+// still named by them.
+func TestFailedEnsureIndexesKeepsDeclarations(t *testing.T) {
+	s := openForTest(t)
+	ctxA := tenant.WithCustomer(context.Background(), "customer-a")
+	byEmail := store.Index{Name: "email", Keys: []store.SortField{{Field: "email"}}, Unique: true}
+	if err := s.EnsureIndexes(ctxA, "people", true, []store.Index{byEmail}); err != nil {
+		t.Fatal(err)
+	}
+	changed := byEmail
+	changed.Keys = []store.SortField{{Field: "email"}, {Field: "brand"}}
+	gone, cancel := context.WithCancel(ctxA)
+	cancel()
+	if err := s.EnsureIndexes(gone, "people", true, []store.Index{changed}); err == nil {
+		t.Fatal("EnsureIndexes with a cancelled context succeeded")
+	}
+	c := s.Collection("people")
+	if err := c.Insert(ctxA, store.Doc{"_id": "a", "email": "a@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	err := c.Insert(ctxA, store.Doc{"_id": "b", "email": "a@example.com"})
+	var d *store.DuplicateError
+	if !errors.As(err, &d) || d.Index != "email" || len(d.Fields) != 1 {
+		t.Errorf("duplicate email: %#v, want a DuplicateError of index email on [email]", err)
+	}
+}
