@@ -56,22 +56,27 @@ func (s *Store) write(ctx context.Context, t *table, fn func(w *writeTx) error) 
 			w.abort() // also while a panic unwinds
 		}
 	}()
-	if err := w.control(store.WriteBegun, "BEGIN IMMEDIATE"); err != nil {
-		return mapError(ctx, err, t)
-	}
-	if err := fn(w); err != nil {
-		return mapError(ctx, err, t)
-	}
-	// A caller gone before the commit changes nothing.
-	if err := s.at(store.WriteCommit, ctx, ctx.Err()); err != nil {
-		return mapError(ctx, err, t)
-	}
-	if err := w.control(store.WriteCommitted, "COMMIT"); err != nil {
+	if err := w.run(fn); err != nil {
 		return mapError(ctx, err, t)
 	}
 	committed = true
 	s.at(store.WriteDone, ctx, nil)
 	return nil
+}
+
+// run begins the transaction, runs fn in it and commits.
+func (w *writeTx) run(fn func(w *writeTx) error) error {
+	if err := w.control(store.WriteBegun, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	if err := fn(w); err != nil {
+		return err
+	}
+	// A caller gone before the commit changes nothing.
+	if err := w.s.at(store.WriteCommit, w.ctx, w.ctx.Err()); err != nil {
+		return err
+	}
+	return w.control(store.WriteCommitted, "COMMIT")
 }
 
 // takeTurn waits for the writer connection, opening a new one if the last
