@@ -21,7 +21,7 @@ func TestRenewalOutlivesItsRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close(context.Background()) })
-	const limit, block = 100, 2 // New leases limit/50
+	const limit, block = 100, 2                   // New leases limit/50
 	l := ratelimit.New(st, limit, 1000*time.Hour) // one window for the whole test
 
 	ctx, cancel := context.WithCancel(context.Background())
