@@ -103,6 +103,11 @@ func runFaulted(h Hookable, p store.WritePoint, act func(ctx context.Context, er
 // answer of the faulted write says whether it took effect.
 func testWriteFaults(t *testing.T, s store.Store) {
 	h := hookable(t, s)
+	// The collections exist first: the faults hit writes of documents, not
+	// the creation of a collection (a write too, on SQLite).
+	for _, name := range []string{"faults", "faultcounters"} {
+		insert(t, ctxA, s.Collection(name), store.Doc{"_id": "warm-up"})
+	}
 	for _, wp := range writePoints {
 		t.Run(wp.name, func(t *testing.T) {
 			t.Run("Cancel", func(t *testing.T) { faultCancel(t, s, h, wp.p) })
