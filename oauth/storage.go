@@ -210,6 +210,8 @@ func (st *Storage) RotateRefreshToken(ctx context.Context, family, sig string) e
 
 // RevokeRefreshToken deactivates every refresh token of a family.
 func (st *Storage) RevokeRefreshToken(ctx context.Context, family string) error {
+	ctx, cancel := revocationContext(ctx)
+	defer cancel()
 	if err := st.markRevoked(ctx, family); err != nil {
 		return err
 	}
@@ -220,6 +222,8 @@ func (st *Storage) RevokeRefreshToken(ctx context.Context, family string) error 
 // RevokeAccessToken revokes every access token of a family; the API sees
 // it at its next request (see RevocationList).
 func (st *Storage) RevokeAccessToken(ctx context.Context, family string) error {
+	ctx, cancel := revocationContext(ctx)
+	defer cancel()
 	if err := st.markRevoked(ctx, family); err != nil {
 		return err
 	}
@@ -235,6 +239,17 @@ func (st *Storage) RevokeAccessToken(ctx context.Context, family string) error {
 	}
 	notesOf(ctx).revokedFamily(family)
 	return nil
+}
+
+// revocationTimeout bounds one revocation step (see revocationContext).
+const revocationTimeout = 30 * time.Second
+
+// revocationContext is ctx's values without its cancellation, bounded: a
+// revocation takes several writes, and one that stopped half-way (its
+// client gone: a reused refresh token's sender can disconnect at once)
+// would mark the family revoked and leave its tokens working.
+func revocationContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), revocationTimeout)
 }
 
 // RevokeFamily revokes every token issued from one grant.

@@ -89,8 +89,17 @@ func (l *Limiter) leaseOf(key string) *lease {
 	return ls
 }
 
-// renew takes a block from the shared counter of the window.
+// renewTimeout bounds a lease renewal.
+const renewTimeout = 10 * time.Second
+
+// renew takes a block from the shared counter of the window. The lease
+// serves every request of this replica for the key, so the renewal runs
+// with a context of its own: the request that happens to trigger it may
+// go away without failing it or leaving the block counted in the store
+// but not in the lease.
 func (l *Limiter) renew(ctx context.Context, key string, ls *lease) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), renewTimeout)
+	defer cancel()
 	id := key + ":" + strconv.FormatInt(ls.window, 10)
 	doc, err := l.st.Global(Collection).Upsert(ctx, id, store.Update{
 		Inc:         map[string]any{"count": int64(l.block)},

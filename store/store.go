@@ -114,8 +114,31 @@ type Store interface {
 	// Global is not scoped: for data that belongs to no customer.
 	Global(name string) Collection
 	EnsureIndexes(ctx context.Context, collection string, scoped bool, idx []Index) error
+	// Ping proves the store can read and write: it writes a tiny health
+	// record, so a store that answers reads but cannot write fails it.
+	// Cheap, but a write: callers rate-limit it.
 	Ping(ctx context.Context) error
 	Close(ctx context.Context) error
 	// Kind names the implementation ("mongodb", "sqlite") for logs and /readyz.
 	Kind() string
 }
+
+// WritePoint names a step of a write, where a fault-injection test acts
+// (see store/storetest). A store without transactions passes only some.
+type WritePoint int
+
+const (
+	WriteStart      WritePoint = iota // nothing done yet
+	WriteBegun                        // the transaction's BEGIN ran
+	WriteWork                         // one statement of the write ran
+	WriteCommit                       // about to commit
+	WriteCommitted                    // the commit (or the one operation) ran
+	WriteDone                         // it took effect; about to answer
+	WriteRolledBack                   // the ROLLBACK of a write that did not commit ran
+)
+
+// WriteHook is called at each point of a write with the context the step
+// ran with and its error, and returns the error the store goes on with; at
+// WriteDone its answer is ignored (nothing can undo a commit). It may
+// panic. For tests only: stores take it through a SetWriteHook method.
+type WriteHook func(p WritePoint, ctx context.Context, err error) error

@@ -69,7 +69,10 @@ func (c *collection) Insert(ctx context.Context, doc store.Doc) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.c.InsertOne(ctx, d)
+	err = c.s.write(ctx, func(ctx context.Context) error {
+		_, err := c.c.InsertOne(ctx, d)
+		return err
+	})
 	return c.s.duplicate(ctx, c, doc, wrap(err))
 }
 
@@ -85,7 +88,10 @@ func (c *collection) InsertMany(ctx context.Context, docs []store.Doc) error {
 		}
 		all = append(all, d)
 	}
-	_, err := c.c.InsertMany(ctx, all, options.InsertMany().SetOrdered(true))
+	err := c.s.write(ctx, func(ctx context.Context) error {
+		_, err := c.c.InsertMany(ctx, all, options.InsertMany().SetOrdered(true))
+		return err
+	})
 	return c.s.duplicate(ctx, c, nil, wrap(err))
 }
 
@@ -159,8 +165,12 @@ func (c *collection) Update(ctx context.Context, e query.Expr, u store.Update) (
 	if err := c.checkUpdate(u); err != nil {
 		return nil, err
 	}
-	defer c.s.lockWrites(c.name)()
-	e, err := c.serverable(ctx, e, 1)
+	unlock, err := c.s.lockWrites(ctx, c.name)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	e, err = c.serverable(ctx, e, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +183,9 @@ func (c *collection) Update(ctx context.Context, e query.Expr, u store.Update) (
 		return c.findOne(ctx, f)
 	}
 	var m bson.M
-	err = c.c.FindOneAndUpdate(ctx, f, upd, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&m)
+	err = c.s.write(ctx, func(ctx context.Context) error {
+		return c.c.FindOneAndUpdate(ctx, f, upd, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&m)
+	})
 	if err != nil {
 		return nil, c.s.duplicate(ctx, c, u.Set, wrap(err))
 	}
@@ -184,7 +196,11 @@ func (c *collection) Upsert(ctx context.Context, id string, u store.Update) (sto
 	if err := c.checkUpdate(u); err != nil {
 		return nil, err
 	}
-	defer c.s.lockWrites(c.name)()
+	unlock, err := c.s.lockWrites(ctx, c.name)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	// Two upserts of a new id can race to insert it; the loser retries as an update.
 	for attempt := 0; ; attempt++ {
 		doc, err := c.upsertOnce(ctx, id, u)
@@ -211,7 +227,9 @@ func (c *collection) upsertOnce(ctx context.Context, id string, u store.Update) 
 	}
 	var m bson.M
 	o := options.FindOneAndUpdate().SetReturnDocument(options.After).SetUpsert(true)
-	err = c.c.FindOneAndUpdate(ctx, f, updateDoc(u, true), o).Decode(&m)
+	err = c.s.write(ctx, func(ctx context.Context) error {
+		return c.c.FindOneAndUpdate(ctx, f, updateDoc(u, true), o).Decode(&m)
+	})
 	if err != nil {
 		return nil, c.s.duplicate(ctx, c, upsertedValues(id, u), wrap(err))
 	}
@@ -222,8 +240,12 @@ func (c *collection) UpdateMany(ctx context.Context, e query.Expr, u store.Updat
 	if err := c.checkUpdate(u); err != nil {
 		return 0, err
 	}
-	defer c.s.lockWrites(c.name)()
-	e, err := c.serverable(ctx, e, 0)
+	unlock, err := c.s.lockWrites(ctx, c.name)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	e, err = c.serverable(ctx, e, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -235,15 +257,26 @@ func (c *collection) UpdateMany(ctx context.Context, e query.Expr, u store.Updat
 	if len(upd) == 0 {
 		return c.c.CountDocuments(ctx, f)
 	}
-	r, err := c.c.UpdateMany(ctx, f, upd)
+	var matched int64
+	err = c.s.write(ctx, func(ctx context.Context) error {
+		r, err := c.c.UpdateMany(ctx, f, upd)
+		if err == nil {
+			matched = r.MatchedCount
+		}
+		return err
+	})
 	if err != nil {
 		return 0, c.s.duplicate(ctx, c, u.Set, wrap(err))
 	}
-	return r.MatchedCount, nil
+	return matched, nil
 }
 
 func (c *collection) Replace(ctx context.Context, id string, doc store.Doc) error {
-	defer c.s.lockWrites(c.name)()
+	unlock, err := c.s.lockWrites(ctx, c.name)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	f, err := c.scope(ctx, query.ID(id))
 	if err != nil {
 		return err
@@ -252,19 +285,30 @@ func (c *collection) Replace(ctx context.Context, id string, doc store.Doc) erro
 	if err != nil {
 		return err
 	}
-	r, err := c.c.ReplaceOne(ctx, f, d)
+	var matched int64
+	err = c.s.write(ctx, func(ctx context.Context) error {
+		r, err := c.c.ReplaceOne(ctx, f, d)
+		if err == nil {
+			matched = r.MatchedCount
+		}
+		return err
+	})
 	if err != nil {
 		return c.s.duplicate(ctx, c, doc, wrap(err))
 	}
-	if r.MatchedCount == 0 {
+	if matched == 0 {
 		return store.ErrNotFound
 	}
 	return nil
 }
 
 func (c *collection) Delete(ctx context.Context, e query.Expr) (int64, error) {
-	defer c.s.lockWrites(c.name)()
-	e, err := c.serverable(ctx, e, 0)
+	unlock, err := c.s.lockWrites(ctx, c.name)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	e, err = c.serverable(ctx, e, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -272,11 +316,18 @@ func (c *collection) Delete(ctx context.Context, e query.Expr) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	r, err := c.c.DeleteMany(ctx, f)
+	var deleted int64
+	err = c.s.write(ctx, func(ctx context.Context) error {
+		r, err := c.c.DeleteMany(ctx, f)
+		if err == nil {
+			deleted = r.DeletedCount
+		}
+		return err
+	})
 	if err != nil {
 		return 0, wrap(err)
 	}
-	return r.DeletedCount, nil
+	return deleted, nil
 }
 
 func (c *collection) findOne(ctx context.Context, f bson.D) (store.Doc, error) {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -36,7 +37,9 @@ type Store struct {
 	// counter ended at 3). Updates are then serialized per collection in
 	// this process; FerretDB is only the single-process embedded store.
 	ferret bool
-	locks  sync.Map // collection -> *sync.Mutex
+	locks  sync.Map // collection -> chan struct{} (see lockWrites)
+
+	hook atomic.Pointer[store.WriteHook] // SetWriteHook
 }
 
 // Open connects to uri and uses database db.
@@ -51,7 +54,7 @@ func Open(ctx context.Context, uri, db string) (*Store, error) {
 		return nil, fmt.Errorf("%w: %v", store.ErrUnavailable, err)
 	}
 	s := &Store{client: client, db: client.Database(db), indexes: map[string]map[string][]string{}, unique: map[string]map[string][]string{}}
-	if err := s.Ping(ctx); err != nil {
+	if err := s.reach(ctx); err != nil {
 		_ = client.Disconnect(context.Background())
 		return nil, err
 	}
@@ -80,23 +83,27 @@ func isFerretDB(ctx context.Context, c *mongo.Client) bool {
 	return ok
 }
 
-// lockWrites serializes read-modify-write operations on FerretDB; on MongoDB
-// it does nothing.
-func (s *Store) lockWrites(coll string) func() {
-	if !s.ferret {
-		return func() {}
-	}
-	m, _ := s.locks.LoadOrStore(coll, &sync.Mutex{})
-	mu := m.(*sync.Mutex)
-	mu.Lock()
-	return mu.Unlock
-}
-
 // Kind implements store.Store.
 func (s *Store) Kind() string { return "mongodb" }
 
-// Ping checks the server answers.
+// HealthCollection holds the one document Ping writes.
+const HealthCollection = "platform_health"
+
+// Ping implements store.Store: the primary answers, and takes a write of
+// the health document through the write path.
 func (s *Store) Ping(ctx context.Context) error {
+	if err := s.reach(ctx); err != nil {
+		return err
+	}
+	_, err := s.Global(HealthCollection).Upsert(ctx, "probe", store.Update{Set: store.Doc{"checkedAt": time.Now().UTC()}})
+	if err != nil {
+		return fmt.Errorf("%w: health write: %v", store.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// reach checks the primary answers.
+func (s *Store) reach(ctx context.Context) error {
 	if err := s.client.Ping(ctx, readpref.Primary()); err != nil {
 		return fmt.Errorf("%w: %v", store.ErrUnavailable, err)
 	}
@@ -150,19 +157,19 @@ func (s *Store) EnsureIndexes(ctx context.Context, coll string, scoped bool, idx
 		models = append(models, mongo.IndexModel{Keys: keys, Options: o})
 		names[ix.Name] = fields
 	}
-	s.mu.Lock()
-	s.indexes[coll], s.unique[coll] = names, unique
-	s.mu.Unlock()
 	models, err := s.missing(ctx, coll, idx, models)
 	if err != nil {
 		return err
 	}
-	if len(models) == 0 {
-		return nil
+	if len(models) > 0 {
+		if _, err := s.db.Collection(coll).Indexes().CreateMany(ctx, models); err != nil {
+			return fmt.Errorf("indexes of %s: %w", coll, err)
+		}
 	}
-	if _, err := s.db.Collection(coll).Indexes().CreateMany(ctx, models); err != nil {
-		return fmt.Errorf("indexes of %s: %w", coll, err)
-	}
+	// Only now: the declarations name the indexes that exist.
+	s.mu.Lock()
+	s.indexes[coll], s.unique[coll] = names, unique
+	s.mu.Unlock()
 	return nil
 }
 

@@ -13,7 +13,8 @@ import (
 )
 
 // The catalog: which collections exist, the shapes of their documents and
-// the declared fields of each index (to name them in a DuplicateError).
+// the declared fields of each index (to name them in a DuplicateError);
+// platform_health holds the one row Ping writes.
 const catalogSQL = `
 CREATE TABLE IF NOT EXISTS platform_collections (
 	name TEXT PRIMARY KEY
@@ -29,7 +30,11 @@ CREATE TABLE IF NOT EXISTS platform_indexes (
 	collection TEXT NOT NULL,
 	name TEXT NOT NULL,
 	fields TEXT NOT NULL
-) WITHOUT ROWID;`
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS platform_health (
+	id INTEGER PRIMARY KEY,
+	checked TEXT NOT NULL
+);`
 
 func (s *Store) createCatalog(ctx context.Context) error {
 	_, err := s.wconn.ExecContext(ctx, catalogSQL)
@@ -164,7 +169,9 @@ func (w *writeTx) loadIndexes(t *table) error {
 
 // noteShapes records the array and document paths of d before d is
 // written, publishing them before the commit: a read whose snapshot
-// includes d then sees its collection's shapes change and recompiles.
+// includes d then sees its collection's shapes change and recompiles. A
+// transaction that does not commit puts the previous shapes back, or a
+// later document of the same shape would not record them in the file.
 func (w *writeTx) noteShapes(t *table, d store.Doc) error {
 	found := shapes{}
 	shapesOf(d, found)
@@ -181,6 +188,7 @@ func (w *writeTx) noteShapes(t *table, d store.Doc) error {
 			return err
 		}
 	}
+	w.onAbort(func() { t.publishShapes(cur) })
 	t.publishShapes(cur.with(added))
 	return nil
 }
@@ -216,11 +224,9 @@ func (w *writeTx) ensureIndex(t *table, ix store.Index, scoped bool) error {
 		decl.Fields = append(decl.Fields, k.Field)
 	}
 	fields, _ := json.Marshal(decl.Fields)
-	t.mu.Lock()
 	for name := range defs {
-		t.indexes[name] = decl
+		w.onAbort(t.declare(name, decl))
 	}
-	t.mu.Unlock()
 	for name, def := range defs {
 		if err := w.replaceIndex(name, def); err != nil {
 			return err
@@ -237,6 +243,24 @@ func (w *writeTx) ensureIndex(t *table, ix store.Index, scoped bool) error {
 		return w.dropIndex(nullIndexName(t, ix))
 	}
 	return nil
+}
+
+// declare records the declaration of an index by its SQL name and
+// returns what puts the previous one back.
+func (t *table) declare(sqlName string, d store.DuplicateError) (undo func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	prev, had := t.indexes[sqlName]
+	t.indexes[sqlName] = d
+	return func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if had {
+			t.indexes[sqlName] = prev
+		} else {
+			delete(t.indexes, sqlName)
+		}
+	}
 }
 
 // replaceIndex creates the index unless an identical one exists.

@@ -20,6 +20,10 @@
 // time may open a file (a lock file enforces it): the shapes it caches
 // (shapes.go) decide how filters compile.
 //
+// Cancellation: a write answers nil if and only if it took effect, and
+// neither a cancelled context nor a driver error nor a panic leaves the
+// writer connection inside a transaction (see write.go).
+//
 // Where this store knowingly differs from MongoDB:
 //   - InsertMany and UpdateMany are all or nothing (MongoDB may stop
 //     halfway, leaving the first documents written);
@@ -45,6 +49,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
@@ -69,6 +74,8 @@ type Store struct {
 	writeStmts stmtCache
 	readStmts  stmtCache
 	unlock     func()
+
+	hook atomic.Pointer[store.WriteHook] // SetWriteHook
 }
 
 // Open opens the database file at path, creating it and its directory if
@@ -144,21 +151,42 @@ func openPool(path string, conns int, readOnly bool) (*sql.DB, error) {
 	return db, nil
 }
 
+// SetWriteHook installs h, called at each point of every write (nil:
+// none). For fault-injection tests only.
+func (s *Store) SetWriteHook(h store.WriteHook) {
+	if h == nil {
+		s.hook.Store(nil)
+		return
+	}
+	s.hook.Store(&h)
+}
+
 // Kind implements store.Store.
 func (s *Store) Kind() string { return "sqlite" }
 
-// Ping implements store.Store.
+// Ping implements store.Store: a read on the readers, and a write of one
+// row through the write path, turn, transaction and commit included.
 func (s *Store) Ping(ctx context.Context) error {
 	var one int
 	if err := s.reader.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
 		return mapError(ctx, err, nil)
 	}
-	return nil
+	return s.write(ctx, nil, func(w *writeTx) error {
+		_, err := w.exec(`INSERT INTO platform_health(id, checked) VALUES (1, strftime('%Y-%m-%dT%H:%M:%fZ'))
+			ON CONFLICT(id) DO UPDATE SET checked = excluded.checked`)
+		return err
+	})
 }
 
 // Close implements store.Store. Closing the last connection checkpoints
 // the WAL into the database file.
+// The write in progress ends first (or ctx does); later writes fail.
 func (s *Store) Close(ctx context.Context) error {
+	select {
+	case s.writeTurn <- struct{}{}:
+		defer s.releaseTurn()
+	case <-ctx.Done():
+	}
 	s.readStmts.close()
 	s.writeStmts.close()
 	err := s.closePools()
@@ -167,7 +195,11 @@ func (s *Store) Close(ctx context.Context) error {
 }
 
 func (s *Store) closePools() error {
-	return errors.Join(s.reader.Close(), s.wconn.Close(), s.writer.Close())
+	var werr error
+	if s.wconn != nil { // nil after a failed replaceWriter
+		werr = s.wconn.Close()
+	}
+	return errors.Join(s.reader.Close(), werr, s.writer.Close())
 }
 
 // Collection implements store.Store.

@@ -71,6 +71,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, unsupported ...Unsup
 		{"TypeRoundTrip", testTypeRoundTrip},
 		{"SpecialFloats", testSpecialFloats},
 		{"Cancelled", testCancelled},
+		{"WriteFaults", testWriteFaults},
+		{"PingProvesWrites", testPingProvesWrites},
 	}
 	skip := map[string]string{}
 	for _, u := range unsupported {
