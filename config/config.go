@@ -78,12 +78,16 @@ type setting struct {
 	apply                func(c *Config, v string) error
 }
 
-// InvalidError names the setting that failed validation.
+// InvalidError names the setting (or a command's flag: no Env) that failed
+// validation.
 type InvalidError struct {
 	Env, Flag, Value, Reason string
 }
 
 func (e *InvalidError) Error() string {
+	if e.Env == "" { // a flag of one command, not a setting
+		return fmt.Sprintf("invalid flag --%s = %q: %s", e.Flag, e.Value, e.Reason)
+	}
 	return fmt.Sprintf("invalid setting %s (--%s) = %q: %s", e.Env, e.Flag, e.Value, e.Reason)
 }
 
