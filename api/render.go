@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -51,14 +52,17 @@ func (s *Server) renderOK(c *gin.Context, resp *Response) {
 
 // renderError answers with the error envelope; the cause goes to the log only.
 func (s *Server) renderError(c *gin.Context, err error) {
-	e := AsError(err)
 	ctx := c.Request.Context()
-	if e.Status >= 500 {
+	e := answerFor(ctx, err)
+	switch {
+	case e.Status == StatusClientClosed:
+		s.log.InfoContext(ctx, "client closed the request", "route", c.FullPath(), "error", e.Cause.Error())
+	case e.Status >= 500:
 		s.log.ErrorContext(ctx, "request failed", "status", e.Status, "route", c.FullPath(), "error", errString(e.Cause))
 		if e.Status == http.StatusInternalServerError && s.bugs != nil {
 			s.bugs.ReportBug(ctx, obs.DebugID(ctx), c.Request.Method+" "+c.FullPath(), e.Cause)
 		}
-	} else if e.Cause != nil {
+	case e.Cause != nil:
 		s.log.InfoContext(ctx, "request rejected", "status", e.Status, "error", e.Cause.Error())
 	}
 	for k, v := range e.Header {
@@ -67,6 +71,34 @@ func (s *Server) renderError(c *gin.Context, err error) {
 	env := &Envelope{Meta: s.meta(c, e.Status)}
 	env.Meta.Error, env.Meta.Status, env.Meta.Errors = true, "error", e.Entries
 	s.write(c, e.Status, env)
+}
+
+// StatusClientClosed is nginx's 499: the client hung up before the answer.
+// It is logged and counted, never a server error: nothing failed here.
+const StatusClientClosed = 499
+
+// Machine codes of the answers answerFor gives.
+const (
+	CodeClientClosed = "request.closed"
+	CodeDepTimeout   = "dependency.timeout"
+)
+
+// answerFor is the answer to err. Before AsError it tells apart what is
+// not the server's fault or not an internal error: a client that hung up
+// (the request's context was cancelled and that cancellation is what
+// failed: 499, whatever the handler made of it), and a deadline of our own
+// that expired in a dependency call (504; our time-outs end in
+// DeadlineExceeded, never in Canceled, so they are never taken for a
+// hang-up).
+func answerFor(ctx context.Context, err error) *Error {
+	if errors.Is(ctx.Err(), context.Canceled) && errors.Is(err, context.Canceled) {
+		return NewError(StatusClientClosed, CodeClientClosed, "", "the client closed the request").WithCause(err)
+	}
+	e := AsError(err)
+	if e.Status == http.StatusInternalServerError && errors.Is(err, context.DeadlineExceeded) {
+		return NewError(http.StatusGatewayTimeout, CodeDepTimeout, "", "a dependency did not answer in time").WithCause(err)
+	}
+	return e
 }
 
 func (s *Server) write(c *gin.Context, status int, env *Envelope) {

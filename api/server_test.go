@@ -1,0 +1,86 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"platform/api"
+	"platform/modules/crm"
+	"platform/obs"
+	"platform/ratelimit"
+	"platform/store"
+	"platform/testenv"
+)
+
+// stalledLimiter is the platform's limiter, reached only once the caller's
+// context has ended: a Take in flight when the client hangs up.
+type stalledLimiter struct {
+	api.Limiter
+	entered chan struct{}
+}
+
+func (l stalledLimiter) Take(ctx context.Context, key string) (api.LimitInfo, error) {
+	close(l.entered)
+	<-ctx.Done()
+	return l.Limiter.Take(ctx, key)
+}
+
+// TestRateLimiterOfAGoneClientIs499: the rate limiter failing because the
+// client hung up is logged as a 499 at info level, not as a 503 "rate
+// limiter unavailable", and files no Bug task.
+func TestRateLimiterOfAGoneClientIs499(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	logs := &testenv.SyncBuffer{}
+	log := obs.NewLogger(logs, "info")
+	limiter := stalledLimiter{Limiter: ratelimit.New(p.Store, 100, time.Minute), entered: make(chan struct{})}
+	s := api.New(api.Deps{
+		Config: p.Config, Services: &api.Services{Store: p.Store, Events: p.Events, Registry: api.NewRegistry(), Log: log},
+		Verifier: p.Verifier, Limiter: limiter, Bugs: &crm.BugRecorder{Store: p.Store, Log: log}, Metrics: obs.NewMetrics(),
+	})
+	require.NoError(t, s.Mount(context.Background(), &api.Module{Name: "gate", HostLabel: "gate", Version: "0.0.1",
+		Routes: func(r *api.ModuleRouter) {
+			r.Handle("GET", "/ping", "crm.consumers.view", func(*api.Request) (*api.Response, error) { return &api.Response{}, nil })
+		}}))
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+
+	testenv.HangUp(t, srv.URL+"/gate/ping", p.Token("crm.*"), limiter.entered)
+	line := testenv.AwaitLogLine(t, logs, `"msg":"request"`, `"route":"/gate/ping"`)
+	assert.Equal(t, "INFO", line["level"], "%v", line)
+	assert.Equal(t, float64(api.StatusClientClosed), line["status"], "%v", line)
+	assert.NotContains(t, logs.String(), `"level":"ERROR"`, "no 503 rate limiter unavailable")
+	n, err := p.Store.Collection("tasks").Count(p.Ctx(), nil)
+	require.NoError(t, err)
+	assert.Zero(t, n, "no Bug task for a client that left")
+}
+
+// TestOwnDeadlineIsNoHangUp: a deadline of the server's own that expires
+// in a store call answers 504 naming a dependency time-out: neither a 499
+// (the client is still there) nor a 500 with a Bug task.
+func TestOwnDeadlineIsNoHangUp(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	require.NoError(t, p.API.Mount(context.Background(), &api.Module{Name: "late", HostLabel: "late", Version: "0.0.1",
+		Routes: func(r *api.ModuleRouter) {
+			r.Handle("GET", "/consumers", "crm.consumers.view", func(req *api.Request) (*api.Response, error) {
+				ctx, cancel := context.WithTimeout(req.Ctx, time.Nanosecond)
+				defer cancel()
+				<-ctx.Done()
+				_, err := p.Store.Collection("consumers").Find(ctx, store.FindOptions{})
+				return nil, err
+			})
+		}}))
+	r := p.Do("GET", "/late/consumers", p.Token("crm.*"), nil)
+	require.Equal(t, http.StatusGatewayTimeout, r.Status, "%s", r.Body)
+	assert.Equal(t, []string{"dependency.timeout"}, r.ErrorCodes())
+	n, err := p.Store.Collection("tasks").Count(p.Ctx(), nil)
+	require.NoError(t, err)
+	assert.Zero(t, n, "a time-out files no Bug task")
+}
