@@ -80,19 +80,24 @@ const StatusClientClosed = 499
 // Machine codes of the answers answerFor gives.
 const (
 	CodeClientClosed = "request.closed"
+	CodeTimeout      = "request.timeout"
 	CodeDepTimeout   = "dependency.timeout"
 )
 
 // answerFor is the answer to err. Before AsError it tells apart what is
 // not the server's fault or not an internal error: a client that hung up
 // (the request's context was cancelled and that cancellation is what
-// failed: 499, whatever the handler made of it), and a deadline of our own
-// that expired in a dependency call (504; our time-outs end in
+// failed: 499, whatever the handler made of it), a body that did not
+// arrive within the read time-out (408), and a deadline of our own that
+// expired in a dependency call (504; our time-outs end in
 // DeadlineExceeded, never in Canceled, so they are never taken for a
 // hang-up).
 func answerFor(ctx context.Context, err error) *Error {
-	if errors.Is(ctx.Err(), context.Canceled) && errors.Is(err, context.Canceled) {
+	switch {
+	case errors.Is(ctx.Err(), context.Canceled) && errors.Is(err, context.Canceled):
 		return NewError(StatusClientClosed, CodeClientClosed, "", "the client closed the request").WithCause(err)
+	case errors.Is(err, errBodyTimeout):
+		return NewError(http.StatusRequestTimeout, CodeTimeout, "", "the request body did not arrive in time").WithCause(err)
 	}
 	e := AsError(err)
 	if e.Status == http.StatusInternalServerError && errors.Is(err, context.DeadlineExceeded) {

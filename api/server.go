@@ -7,8 +7,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -113,6 +117,19 @@ func New(d Deps) *Server {
 	return s
 }
 
+// NewHTTPServer is the http.Server of every process (and of the tests'
+// platforms), with the time-outs of the configuration. A client must send
+// its headers within HTTPReadHeaderTimeout and its whole request within
+// HTTPReadTimeout (a body trickling in byte by byte would otherwise hold a
+// connection and a goroutine for ever); an idle keep-alive connection
+// closes after HTTPIdleTimeout. There is no WriteTimeout: Go's bounds the
+// handler's whole run plus the writing, which would cut long CSV exports
+// and any future streaming answer (SSE, WebSocket) at a fixed age.
+func NewHTTPServer(cfg *config.Config, h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: cfg.HTTPReadHeaderTimeout,
+		ReadTimeout: cfg.HTTPReadTimeout, IdleTimeout: cfg.HTTPIdleTimeout}
+}
+
 // Engine exposes the router so services outside the modules (OAuth, audit,
 // tracking) can add routes.
 func (s *Server) Engine() *gin.Engine { return s.engine }
@@ -125,8 +142,27 @@ func (s *Server) Handler() http.Handler {
 			r.URL.Path = "/" + m.Name + r.URL.Path
 			r.URL.RawPath = ""
 		}
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = timedBody{r.Body}
+		}
 		s.engine.ServeHTTP(w, r)
 	})
+}
+
+// errBodyTimeout marks a request body that did not arrive within the
+// server's read time-out (answered 408, not as a malformed body).
+var errBodyTimeout = errors.New("request body read timed out")
+
+// timedBody tags the read error of an expired read deadline: the conn's
+// deadline is the only one a request body read can hit.
+type timedBody struct{ io.ReadCloser }
+
+func (b timedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = fmt.Errorf("%w: %w", errBodyTimeout, err)
+	}
+	return n, err
 }
 
 func (s *Server) moduleOfHost(host string) *Module {

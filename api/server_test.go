@@ -1,9 +1,15 @@
 package api_test
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"platform/api"
+	"platform/config"
 	"platform/modules/crm"
 	"platform/obs"
 	"platform/ratelimit"
@@ -83,4 +90,55 @@ func TestOwnDeadlineIsNoHangUp(t *testing.T) {
 	n, err := p.Store.Collection("tasks").Count(p.Ctx(), nil)
 	require.NoError(t, err)
 	assert.Zero(t, n, "a time-out files no Bug task")
+}
+
+// TestSlowClientsAreCut: headers or a body trickling in do not hold a
+// connection: with a read time-out of 2 s, a body announced as 100 bytes
+// of which 5 come is answered 408 on an API route and refused on
+// /oauth/token (no token needed to try), and unfinished headers close the
+// connection. Before, all three stayed open for minutes.
+func TestSlowClientsAreCut(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{Configure: func(c *config.Config) {
+		c.HTTPReadHeaderTimeout, c.HTTPReadTimeout = time.Second, 2*time.Second
+	}})
+	u, err := url.Parse(p.URL)
+	require.NoError(t, err)
+	body := "Content-Length: 100\r\n\r\n{\"em"
+	for _, tc := range []struct{ name, head, status string }{
+		{"a slow body on an API route", "POST /crm/consumers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + p.Token("crm.*") +
+			"\r\nContent-Type: application/json\r\n" + body, "HTTP/1.1 408"},
+		{"a slow body on /oauth/token", "POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n" + body, "HTTP/1.1 400"},
+		{"slow headers", "GET /healthz HTTP/1.1\r\nHost: x\r\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			status, took := slowRequest(t, u.Host, tc.head)
+			assert.True(t, strings.HasPrefix(status, tc.status), "status line %q", status)
+			t.Logf("%s: %q after %v", tc.name, status, took)
+		})
+	}
+}
+
+// slowRequest sends head and waits until the server answers and closes the
+// connection, or closes it without an answer (status ""). It fails past 30
+// s: far above the 2 s time-out, for a busy machine, far below "never".
+func slowRequest(t *testing.T, addr, head string) (status string, took time.Duration) {
+	conn, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	begin := time.Now()
+	_, err = io.WriteString(conn, head)
+	require.NoError(t, err)
+	require.NoError(t, conn.SetReadDeadline(begin.Add(30*time.Second)))
+	r := bufio.NewReader(conn)
+	status, err = r.ReadString('\n')
+	if err == nil {
+		_, err = io.Copy(io.Discard, r) // the rest of the answer, then the close
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("connection still open after %v", time.Since(begin))
+	}
+	return strings.TrimSpace(status), time.Since(begin)
 }

@@ -15,6 +15,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"platform/api"
 	"platform/app"
 	"platform/config"
 	"platform/obs"
@@ -119,7 +120,7 @@ func serve(ctx context.Context, r role, a *app.App, log *slog.Logger, started ti
 		if err != nil {
 			return fmt.Errorf("listen on %s (PLATFORM_HTTP_ADDR): %w", a.Config.HTTPAddr, err)
 		}
-		srv = &http.Server{Handler: a.API.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+		srv = api.NewHTTPServer(a.Config, a.API.Handler())
 		go func() { errc <- srv.Serve(ln) }()
 		log.Info("API listening", "address", ln.Addr().String(), "gateway", a.Config.GatewayURL)
 	}
