@@ -80,7 +80,7 @@ type Server struct {
 	limiter Limiter
 	bugs    BugReporter
 	metrics *obs.Metrics
-	ready   []ReadyCheck
+	ready   []*probe
 	engine  *gin.Engine
 	modules map[string]*Module // by name
 	labels  map[string]*Module // by host label
@@ -100,7 +100,7 @@ func New(d Deps) *Server {
 	e.ContextWithFallback = true
 	s := &Server{
 		cfg: d.Config, svc: d.Services, log: d.Services.Log, verify: d.Verifier, limiter: d.Limiter,
-		bugs: d.Bugs, metrics: d.Metrics, ready: d.Ready, engine: e,
+		bugs: d.Bugs, metrics: d.Metrics, ready: probes(d.Ready, d.Services.Log), engine: e,
 		modules: map[string]*Module{}, labels: map[string]*Module{},
 	}
 	e.Use(s.observe, s.recoverPanic)
@@ -234,33 +234,6 @@ func newDebugID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-func (s *Server) healthz(*Request) (*Response, error) {
-	return &Response{Payload: map[string]any{"status": "up"}}, nil
-}
-
-func (s *Server) readyz(r *Request) (*Response, error) {
-	ctx, cancel := context.WithTimeout(r.Ctx, 3*time.Second)
-	defer cancel()
-	deps := map[string]string{}
-	var failing []ErrorEntry
-	if s.draining.Load() {
-		failing = append(failing, ErrorEntry{Code: CodeUnavailable, Field: "process", Message: "shutting down"})
-	}
-	for _, chk := range s.ready {
-		if err := chk.Check(ctx); err != nil {
-			deps[chk.Name] = "down"
-			s.log.WarnContext(ctx, "dependency not ready", "dependency", chk.Name, "error", err)
-			failing = append(failing, ErrorEntry{Code: CodeUnavailable, Field: chk.Name, Message: chk.Name + " is not reachable"})
-		} else {
-			deps[chk.Name] = "up"
-		}
-	}
-	if len(failing) > 0 {
-		return nil, &Error{Status: http.StatusServiceUnavailable, Entries: failing}
-	}
-	return &Response{Payload: map[string]any{"status": "ready", "dependencies": deps}}, nil
 }
 
 func (s *Server) eventNames(*Request) (*Response, error) {

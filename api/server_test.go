@@ -3,6 +3,7 @@ package api_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -10,6 +11,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -90,6 +93,74 @@ func TestOwnDeadlineIsNoHangUp(t *testing.T) {
 	n, err := p.Store.Collection("tasks").Count(p.Ctx(), nil)
 	require.NoError(t, err)
 	assert.Zero(t, n, "a time-out files no Bug task")
+}
+
+// readyServer serves a bare API with the given readiness checks.
+func readyServer(t *testing.T, checks ...api.ReadyCheck) string {
+	t.Helper()
+	cfg, err := config.Load("test", nil)
+	require.NoError(t, err)
+	log := testenv.Logger(t)
+	s := api.New(api.Deps{Config: cfg, Services: &api.Services{Registry: api.NewRegistry(), Log: log}, Metrics: obs.NewMetrics(), Ready: checks})
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestReadyzCannotLoadTheStore: 100 concurrent /readyz calls share their
+// store pings: one per second at most, plus the one under way.
+func TestReadyzCannotLoadTheStore(t *testing.T) {
+	t.Parallel()
+	st := testenv.NewStore(t, "")
+	var pings atomic.Int64
+	url := readyServer(t, api.ReadyCheck{Name: "store", Check: func(ctx context.Context) error {
+		pings.Add(1)
+		return st.Ping(ctx)
+	}})
+	begin := time.Now()
+	var wg sync.WaitGroup
+	for range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := http.Get(url + "/readyz")
+			if assert.NoError(t, err) {
+				res.Body.Close()
+				assert.Equal(t, http.StatusOK, res.StatusCode)
+			}
+		}()
+	}
+	wg.Wait()
+	// Results are kept 1 s: a slow machine may span a few such periods.
+	allowed := 2 + int64(time.Since(begin)/time.Second)
+	t.Logf("100 calls in %v: %d pings", time.Since(begin), pings.Load())
+	assert.LessOrEqual(t, pings.Load(), allowed)
+}
+
+// TestReadyzNamesWhatIsDown: a failing check and one that never returns
+// (ignoring its context) both answer 503 naming the dependency, the latter
+// after the check's time-out rather than never.
+func TestReadyzNamesWhatIsDown(t *testing.T) {
+	t.Parallel()
+	stuck := make(chan struct{})
+	t.Cleanup(func() { close(stuck) })
+	url := readyServer(t,
+		api.ReadyCheck{Name: "queue", Check: func(context.Context) error { return errors.New("connection refused") }},
+		api.ReadyCheck{Name: "mailer", Check: func(context.Context) error { <-stuck; return nil }},
+		api.ReadyCheck{Name: "store", Check: func(context.Context) error { return nil }},
+	)
+	res, err := (&http.Client{Timeout: 30 * time.Second}).Get(url + "/readyz")
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
+	var env struct {
+		Meta struct{ Errors []api.ErrorEntry }
+	}
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&env))
+	assert.ElementsMatch(t, []api.ErrorEntry{
+		{Code: "dependency.unavailable", Field: "queue", Message: "queue is not reachable"},
+		{Code: "dependency.unavailable", Field: "mailer", Message: "mailer is not reachable"},
+	}, env.Meta.Errors)
 }
 
 // TestSlowClientsAreCut: headers or a body trickling in do not hold a
