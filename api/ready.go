@@ -116,7 +116,10 @@ func (s *Server) readyz(r *Request) (*Response, error) {
 
 // processState says why the process itself is not ready, or "".
 func (s *Server) processState() string {
-	if s.draining.Load() {
+	switch {
+	case s.starting:
+		return "starting"
+	case s.draining.Load():
 		return "shutting down"
 	}
 	return ""

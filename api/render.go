@@ -55,14 +55,17 @@ func (s *Server) renderError(c *gin.Context, err error) {
 	ctx := c.Request.Context()
 	e := answerFor(ctx, err)
 	switch {
+	case e.Cause == nil:
+		// A deliberate answer (/readyz or a starting process saying 503):
+		// nothing failed, and the request's log line has the status.
 	case e.Status == StatusClientClosed:
 		s.log.InfoContext(ctx, "client closed the request", "route", c.FullPath(), "error", e.Cause.Error())
 	case e.Status >= 500:
-		s.log.ErrorContext(ctx, "request failed", "status", e.Status, "route", c.FullPath(), "error", errString(e.Cause))
+		s.log.ErrorContext(ctx, "request failed", "status", e.Status, "route", c.FullPath(), "error", e.Cause.Error())
 		if e.Status == http.StatusInternalServerError && s.bugs != nil {
 			s.bugs.ReportBug(ctx, obs.DebugID(ctx), c.Request.Method+" "+c.FullPath(), e.Cause)
 		}
-	case e.Cause != nil:
+	default:
 		s.log.InfoContext(ctx, "request rejected", "status", e.Status, "error", e.Cause.Error())
 	}
 	for k, v := range e.Header {
@@ -154,13 +157,6 @@ func orDefault(v, d int) int {
 		return d
 	}
 	return v
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
 
 func nonNil(l []Link) []Link {

@@ -85,6 +85,7 @@ type Server struct {
 	modules map[string]*Module // by name
 	labels  map[string]*Module // by host label
 
+	starting bool // the stand-in of Starting: never ready
 	draining atomic.Bool
 }
 
@@ -94,26 +95,49 @@ func (s *Server) Drain() { s.draining.Store(true) }
 
 // New builds the server with its global routes.
 func New(d Deps) *Server {
+	s := newServer(d.Config, d.Services.Log, d.Metrics, d.Ready)
+	s.svc, s.verify, s.limiter, s.bugs = d.Services, d.Verifier, d.Limiter, d.Bugs
+	s.engine.NoRoute(s.adapt(func(*Request) (*Response, error) {
+		return nil, NewError(http.StatusNotFound, CodeNotFound, "", "no such endpoint")
+	}))
+	s.engine.NoMethod(s.adapt(func(*Request) (*Response, error) {
+		return nil, NewError(http.StatusMethodNotAllowed, CodeMethod, "", "method not allowed on this endpoint")
+	}))
+	s.engine.GET("/events", s.authenticate, s.adapt(s.eventNames))
+	return s
+}
+
+// Starting builds the stand-in a process serves while it connects to the
+// store and Temporal and wires the real Server: /healthz answers 200 (the
+// process is alive), /readyz 503 "starting", every other route 503 with
+// Retry-After. Listening this early lets orchestrators tell a process that
+// waits for its dependencies from one that hangs.
+func Starting(cfg *config.Config, log *slog.Logger) *Server {
+	s := newServer(cfg, log, obs.NewMetrics(), nil)
+	s.starting = true
+	unavailable := s.adapt(func(*Request) (*Response, error) {
+		e := NewError(http.StatusServiceUnavailable, CodeUnavailable, "", "the platform is starting; retry shortly")
+		e.Header = http.Header{"Retry-After": {"1"}}
+		return nil, e
+	})
+	s.engine.NoRoute(unavailable)
+	s.engine.NoMethod(unavailable)
+	return s
+}
+
+// newServer builds what every Server has: request logging, metrics, panic
+// recovery and the health routes.
+func newServer(cfg *config.Config, log *slog.Logger, metrics *obs.Metrics, ready []ReadyCheck) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
 	e.ContextWithFallback = true
-	s := &Server{
-		cfg: d.Config, svc: d.Services, log: d.Services.Log, verify: d.Verifier, limiter: d.Limiter,
-		bugs: d.Bugs, metrics: d.Metrics, ready: probes(d.Ready, d.Services.Log), engine: e,
-		modules: map[string]*Module{}, labels: map[string]*Module{},
-	}
+	s := &Server{cfg: cfg, log: log, metrics: metrics, ready: probes(ready, log), engine: e,
+		modules: map[string]*Module{}, labels: map[string]*Module{}}
 	e.Use(s.observe, s.recoverPanic)
-	e.NoRoute(s.adapt(func(*Request) (*Response, error) {
-		return nil, NewError(http.StatusNotFound, CodeNotFound, "", "no such endpoint")
-	}))
-	e.NoMethod(s.adapt(func(*Request) (*Response, error) {
-		return nil, NewError(http.StatusMethodNotAllowed, CodeMethod, "", "method not allowed on this endpoint")
-	}))
 	e.GET("/healthz", s.adapt(s.healthz))
 	e.GET("/readyz", s.adapt(s.readyz))
-	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(d.Metrics.Registry, promhttp.HandlerOpts{})))
-	e.GET("/events", s.authenticate, s.adapt(s.eventNames))
+	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{})))
 	return s
 }
 

@@ -163,6 +163,33 @@ func TestReadyzNamesWhatIsDown(t *testing.T) {
 	}, env.Meta.Errors)
 }
 
+// TestStartingServer: while a process connects, it is alive but not ready,
+// and every other route asks the client to come back.
+func TestStartingServer(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.Load("test", nil)
+	require.NoError(t, err)
+	srv := httptest.NewServer(api.Starting(cfg, testenv.Logger(t)).Handler())
+	t.Cleanup(srv.Close)
+	status := func(path string) (*http.Response, map[string]any) {
+		res, err := http.Get(srv.URL + path)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		var env map[string]any
+		require.NoError(t, json.NewDecoder(res.Body).Decode(&env))
+		return res, env
+	}
+	res, _ := status("/healthz")
+	assert.Equal(t, http.StatusOK, res.StatusCode)
+	res, env := status("/readyz")
+	assert.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
+	meta, _ := env["meta"].(map[string]any)
+	assert.Contains(t, meta["errors"], map[string]any{"code": "dependency.unavailable", "field": "process", "message": "starting"})
+	res, _ = status("/crm/consumers")
+	assert.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
+	assert.Equal(t, "1", res.Header.Get("Retry-After"))
+}
+
 // TestSlowClientsAreCut: headers or a body trickling in do not hold a
 // connection: with a read time-out of 2 s, a body announced as 100 bytes
 // of which 5 come is answered 408 on an API route and refused on

@@ -50,6 +50,9 @@ type Config struct {
 	SandboxSize       int // sandbox child processes kept per process
 	HookRateLimit     int // calls per minute of one incoming-webhook URL
 
+	// StartupTimeout bounds how long start-up retries a store or Temporal
+	// that is not reachable yet.
+	StartupTimeout time.Duration
 	// HTTP time-outs (api.NewHTTPServer): the headers, the whole request
 	// (headers and body), and an idle keep-alive connection.
 	HTTPReadHeaderTimeout time.Duration
@@ -134,6 +137,7 @@ func settings() []setting {
 		{"PLATFORM_SANDBOX_SIZE", "sandbox-size", "2", "sandbox child processes that run user code (functions, transforms)", func(c *Config, v string) (err error) { c.SandboxSize, err = positive(v); return }},
 		{"PLATFORM_HOOK_RATE_LIMIT", "hook-rate-limit", "60", "calls per minute one incoming-webhook trigger URL accepts", func(c *Config, v string) (err error) { c.HookRateLimit, err = positive(v); return }},
 		{"PLATFORM_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long SIGTERM waits for in-flight work", func(c *Config, v string) (err error) { c.ShutdownTimeout, err = duration(v); return }},
+		{"PLATFORM_STARTUP_TIMEOUT", "startup-timeout", "2m", "how long start-up retries a store or Temporal that is not reachable yet before the process exits", func(c *Config, v string) (err error) { c.StartupTimeout, err = duration(v); return }},
 		{"PLATFORM_HTTP_READ_HEADER_TIMEOUT", "http-read-header-timeout", "10s", "time a client has to send a request's headers", func(c *Config, v string) (err error) { c.HTTPReadHeaderTimeout, err = duration(v); return }},
 		{"PLATFORM_HTTP_READ_TIMEOUT", "http-read-timeout", "30s", "time a client has to send a whole request, headers and body", func(c *Config, v string) (err error) { c.HTTPReadTimeout, err = duration(v); return }},
 		{"PLATFORM_HTTP_IDLE_TIMEOUT", "http-idle-timeout", "2m", "how long an idle keep-alive connection stays open", func(c *Config, v string) (err error) { c.HTTPIdleTimeout, err = duration(v); return }},
