@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -52,14 +53,20 @@ func (s *Server) renderOK(c *gin.Context, resp *Response) {
 
 // renderError answers with the error envelope; the cause goes to the log only.
 func (s *Server) renderError(c *gin.Context, err error) {
-	e := AsError(err)
 	ctx := c.Request.Context()
-	if e.Status >= 500 {
-		s.log.ErrorContext(ctx, "request failed", "status", e.Status, "route", c.FullPath(), "error", errString(e.Cause))
+	e := answerFor(ctx, err)
+	switch {
+	case e.Cause == nil:
+		// A deliberate answer (/readyz or a starting process saying 503):
+		// nothing failed, and the request's log line has the status.
+	case e.Status == StatusClientClosed:
+		s.log.InfoContext(ctx, "client closed the request", "route", c.FullPath(), "error", e.Cause.Error())
+	case e.Status >= 500:
+		s.log.ErrorContext(ctx, "request failed", "status", e.Status, "route", c.FullPath(), "error", e.Cause.Error())
 		if e.Status == http.StatusInternalServerError && s.bugs != nil {
 			s.bugs.ReportBug(ctx, obs.DebugID(ctx), c.Request.Method+" "+c.FullPath(), e.Cause)
 		}
-	} else if e.Cause != nil {
+	default:
 		s.log.InfoContext(ctx, "request rejected", "status", e.Status, "error", e.Cause.Error())
 	}
 	for k, v := range e.Header {
@@ -68,6 +75,39 @@ func (s *Server) renderError(c *gin.Context, err error) {
 	env := &Envelope{Meta: s.meta(c, e.Status)}
 	env.Meta.Error, env.Meta.Status, env.Meta.Errors = true, "error", e.Entries
 	s.write(c, e.Status, env)
+}
+
+// StatusClientClosed is nginx's 499: the client hung up before the answer.
+// It is logged and counted, never a server error: nothing failed here.
+const StatusClientClosed = 499
+
+// Machine codes of the answers answerFor gives.
+const (
+	CodeClientClosed = "request.closed"
+	CodeTimeout      = "request.timeout"
+	CodeDepTimeout   = "dependency.timeout"
+)
+
+// answerFor is the answer to err. Before AsError it tells apart what is
+// not the server's fault or not an internal error: a client that hung up
+// (the request's context was cancelled and that cancellation is what
+// failed: 499, whatever the handler made of it), a body that did not
+// arrive within the read time-out (408), and a deadline of our own that
+// expired in a dependency call (504; our time-outs end in
+// DeadlineExceeded, never in Canceled, so they are never taken for a
+// hang-up).
+func answerFor(ctx context.Context, err error) *Error {
+	switch {
+	case errors.Is(ctx.Err(), context.Canceled) && errors.Is(err, context.Canceled):
+		return NewError(StatusClientClosed, CodeClientClosed, "", "the client closed the request").WithCause(err)
+	case errors.Is(err, errBodyTimeout):
+		return NewError(http.StatusRequestTimeout, CodeTimeout, "", "the request body did not arrive in time").WithCause(err)
+	}
+	e := AsError(err)
+	if e.Status == http.StatusInternalServerError && errors.Is(err, context.DeadlineExceeded) {
+		return NewError(http.StatusGatewayTimeout, CodeDepTimeout, "", "a dependency did not answer in time").WithCause(err)
+	}
+	return e
 }
 
 func (s *Server) write(c *gin.Context, status int, env *Envelope) {
@@ -120,13 +160,6 @@ func orDefault(v, d int) int {
 		return d
 	}
 	return v
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
 
 func nonNil(l []Link) []Link {

@@ -7,8 +7,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -76,11 +80,12 @@ type Server struct {
 	limiter Limiter
 	bugs    BugReporter
 	metrics *obs.Metrics
-	ready   []ReadyCheck
+	ready   []*probe
 	engine  *gin.Engine
 	modules map[string]*Module // by name
 	labels  map[string]*Module // by host label
 
+	starting bool // the stand-in of Starting: never ready
 	draining atomic.Bool
 }
 
@@ -90,27 +95,63 @@ func (s *Server) Drain() { s.draining.Store(true) }
 
 // New builds the server with its global routes.
 func New(d Deps) *Server {
+	s := newServer(d.Config, d.Services.Log, d.Metrics, d.Ready)
+	s.svc, s.verify, s.limiter, s.bugs = d.Services, d.Verifier, d.Limiter, d.Bugs
+	s.engine.NoRoute(s.adapt(func(*Request) (*Response, error) {
+		return nil, NewError(http.StatusNotFound, CodeNotFound, "", "no such endpoint")
+	}))
+	s.engine.NoMethod(s.adapt(func(*Request) (*Response, error) {
+		return nil, NewError(http.StatusMethodNotAllowed, CodeMethod, "", "method not allowed on this endpoint")
+	}))
+	s.engine.GET("/events", s.authenticate, s.adapt(s.eventNames))
+	return s
+}
+
+// Starting builds the stand-in a process serves while it connects to the
+// store and Temporal and wires the real Server: /healthz answers 200 (the
+// process is alive), /readyz 503 "starting", every other route 503 with
+// Retry-After. Listening this early lets orchestrators tell a process that
+// waits for its dependencies from one that hangs.
+func Starting(cfg *config.Config, log *slog.Logger) *Server {
+	s := newServer(cfg, log, obs.NewMetrics(), nil)
+	s.starting = true
+	unavailable := s.adapt(func(*Request) (*Response, error) {
+		e := NewError(http.StatusServiceUnavailable, CodeUnavailable, "", "the platform is starting; retry shortly")
+		e.Header = http.Header{"Retry-After": {"1"}}
+		return nil, e
+	})
+	s.engine.NoRoute(unavailable)
+	s.engine.NoMethod(unavailable)
+	return s
+}
+
+// newServer builds what every Server has: request logging, metrics, panic
+// recovery and the health routes.
+func newServer(cfg *config.Config, log *slog.Logger, metrics *obs.Metrics, ready []ReadyCheck) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
 	e.ContextWithFallback = true
-	s := &Server{
-		cfg: d.Config, svc: d.Services, log: d.Services.Log, verify: d.Verifier, limiter: d.Limiter,
-		bugs: d.Bugs, metrics: d.Metrics, ready: d.Ready, engine: e,
-		modules: map[string]*Module{}, labels: map[string]*Module{},
-	}
+	s := &Server{cfg: cfg, log: log, metrics: metrics, ready: probes(ready, log), engine: e,
+		modules: map[string]*Module{}, labels: map[string]*Module{}}
 	e.Use(s.observe, s.recoverPanic)
-	e.NoRoute(s.adapt(func(*Request) (*Response, error) {
-		return nil, NewError(http.StatusNotFound, CodeNotFound, "", "no such endpoint")
-	}))
-	e.NoMethod(s.adapt(func(*Request) (*Response, error) {
-		return nil, NewError(http.StatusMethodNotAllowed, CodeMethod, "", "method not allowed on this endpoint")
-	}))
 	e.GET("/healthz", s.adapt(s.healthz))
 	e.GET("/readyz", s.adapt(s.readyz))
-	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(d.Metrics.Registry, promhttp.HandlerOpts{})))
-	e.GET("/events", s.authenticate, s.adapt(s.eventNames))
+	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{})))
 	return s
+}
+
+// NewHTTPServer is the http.Server of every process (and of the tests'
+// platforms), with the time-outs of the configuration. A client must send
+// its headers within HTTPReadHeaderTimeout and its whole request within
+// HTTPReadTimeout (a body trickling in byte by byte would otherwise hold a
+// connection and a goroutine for ever); an idle keep-alive connection
+// closes after HTTPIdleTimeout. There is no WriteTimeout: Go's bounds the
+// handler's whole run plus the writing, which would cut long CSV exports
+// and any future streaming answer (SSE, WebSocket) at a fixed age.
+func NewHTTPServer(cfg *config.Config, h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: cfg.HTTPReadHeaderTimeout,
+		ReadTimeout: cfg.HTTPReadTimeout, IdleTimeout: cfg.HTTPIdleTimeout}
 }
 
 // Engine exposes the router so services outside the modules (OAuth, audit,
@@ -125,8 +166,27 @@ func (s *Server) Handler() http.Handler {
 			r.URL.Path = "/" + m.Name + r.URL.Path
 			r.URL.RawPath = ""
 		}
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = timedBody{r.Body}
+		}
 		s.engine.ServeHTTP(w, r)
 	})
+}
+
+// errBodyTimeout marks a request body that did not arrive within the
+// server's read time-out (answered 408, not as a malformed body).
+var errBodyTimeout = errors.New("request body read timed out")
+
+// timedBody tags the read error of an expired read deadline: the conn's
+// deadline is the only one a request body read can hit.
+type timedBody struct{ io.ReadCloser }
+
+func (b timedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = fmt.Errorf("%w: %w", errBodyTimeout, err)
+	}
+	return n, err
 }
 
 func (s *Server) moduleOfHost(host string) *Module {
@@ -198,33 +258,6 @@ func newDebugID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-func (s *Server) healthz(*Request) (*Response, error) {
-	return &Response{Payload: map[string]any{"status": "up"}}, nil
-}
-
-func (s *Server) readyz(r *Request) (*Response, error) {
-	ctx, cancel := context.WithTimeout(r.Ctx, 3*time.Second)
-	defer cancel()
-	deps := map[string]string{}
-	var failing []ErrorEntry
-	if s.draining.Load() {
-		failing = append(failing, ErrorEntry{Code: CodeUnavailable, Field: "process", Message: "shutting down"})
-	}
-	for _, chk := range s.ready {
-		if err := chk.Check(ctx); err != nil {
-			deps[chk.Name] = "down"
-			s.log.WarnContext(ctx, "dependency not ready", "dependency", chk.Name, "error", err)
-			failing = append(failing, ErrorEntry{Code: CodeUnavailable, Field: chk.Name, Message: chk.Name + " is not reachable"})
-		} else {
-			deps[chk.Name] = "up"
-		}
-	}
-	if len(failing) > 0 {
-		return nil, &Error{Status: http.StatusServiceUnavailable, Entries: failing}
-	}
-	return &Response{Payload: map[string]any{"status": "ready", "dependencies": deps}}, nil
 }
 
 func (s *Server) eventNames(*Request) (*Response, error) {

@@ -25,8 +25,12 @@ func TestHealthAndReadiness(t *testing.T) {
 	require.Equal(t, "up", deps["temporal"])
 
 	require.NoError(t, p.Store.Close(context.Background()))
-	r = p.Do("GET", "/readyz", "", nil)
-	require.Equal(t, 503, r.Status)
+	// A check's result is kept for a second, so that readiness probes
+	// cannot load the store: the outage shows within about that.
+	require.Eventually(t, func() bool {
+		r = p.Do("GET", "/readyz", "", nil)
+		return r.Status == 503
+	}, 10*time.Second, 100*time.Millisecond)
 	require.Equal(t, []string{"dependency.unavailable"}, r.ErrorCodes())
 	require.Contains(t, string(r.Body), `"field":"store"`, "names the failing dependency")
 }

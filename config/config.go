@@ -53,6 +53,14 @@ type Config struct {
 	// SandboxQueueTimeout is how long a call waits for a free sandbox
 	// child before it is refused (503, or a retryable step failure).
 	SandboxQueueTimeout time.Duration
+	// StartupTimeout bounds how long start-up retries a store or Temporal
+	// that is not reachable yet.
+	StartupTimeout time.Duration
+	// HTTP time-outs (api.NewHTTPServer): the headers, the whole request
+	// (headers and body), and an idle keep-alive connection.
+	HTTPReadHeaderTimeout time.Duration
+	HTTPReadTimeout       time.Duration
+	HTTPIdleTimeout       time.Duration
 
 	// SandboxCommand starts a sandbox child (default: this executable's
 	// `sandbox` subcommand); tests point it at the test binary. SandboxEnv
@@ -82,12 +90,16 @@ type setting struct {
 	apply                func(c *Config, v string) error
 }
 
-// InvalidError names the setting that failed validation.
+// InvalidError names the setting (or a command's flag: no Env) that failed
+// validation.
 type InvalidError struct {
 	Env, Flag, Value, Reason string
 }
 
 func (e *InvalidError) Error() string {
+	if e.Env == "" { // a flag of one command, not a setting
+		return fmt.Sprintf("invalid flag --%s = %q: %s", e.Flag, e.Value, e.Reason)
+	}
 	return fmt.Sprintf("invalid setting %s (--%s) = %q: %s", e.Env, e.Flag, e.Value, e.Reason)
 }
 
@@ -132,6 +144,10 @@ func settings() []setting {
 		}},
 		{"PLATFORM_HOOK_RATE_LIMIT", "hook-rate-limit", "60", "calls per minute one incoming-webhook trigger URL accepts", func(c *Config, v string) (err error) { c.HookRateLimit, err = positive(v); return }},
 		{"PLATFORM_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long SIGTERM waits for in-flight work", func(c *Config, v string) (err error) { c.ShutdownTimeout, err = duration(v); return }},
+		{"PLATFORM_STARTUP_TIMEOUT", "startup-timeout", "2m", "how long start-up retries a store or Temporal that is not reachable yet before the process exits", func(c *Config, v string) (err error) { c.StartupTimeout, err = duration(v); return }},
+		{"PLATFORM_HTTP_READ_HEADER_TIMEOUT", "http-read-header-timeout", "10s", "time a client has to send a request's headers", func(c *Config, v string) (err error) { c.HTTPReadHeaderTimeout, err = duration(v); return }},
+		{"PLATFORM_HTTP_READ_TIMEOUT", "http-read-timeout", "30s", "time a client has to send a whole request, headers and body", func(c *Config, v string) (err error) { c.HTTPReadTimeout, err = duration(v); return }},
+		{"PLATFORM_HTTP_IDLE_TIMEOUT", "http-idle-timeout", "2m", "how long an idle keep-alive connection stays open", func(c *Config, v string) (err error) { c.HTTPIdleTimeout, err = duration(v); return }},
 		{"PLATFORM_MASTER_KEY", "master-key", "", "master key of the credential encryption: 32 random bytes as base64 or 64 hex characters, the same for every process; empty: generated once into <data>/master.key for the embedded store", func(c *Config, v string) error {
 			c.MasterKey = strings.TrimSpace(v)
 			return optional(c.MasterKey, func(k string) error { _, err := masterkey.Parse(k); return err })

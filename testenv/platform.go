@@ -60,14 +60,14 @@ func NewPlatform(t testing.TB, o Options) *Platform {
 	var handler http.Handler = http.NotFoundHandler()
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	srv.Listener = api.EnvelopeListener(srv.Listener, log) // as cmd/platform serves
-	srv.Start()
 	t.Cleanup(srv.Close)
 	cfg, err := config.Load("test", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _ := url.Parse(srv.URL)
-	cfg.GatewayURL, cfg.AuthURL, cfg.LoginURL = srv.URL, srv.URL, srv.URL
+	srvURL := "http://" + srv.Listener.Addr().String()
+	u, _ := url.Parse(srvURL)
+	cfg.GatewayURL, cfg.AuthURL, cfg.LoginURL = srvURL, srvURL, srvURL
 	cfg.PlatformDomain, cfg.TaskQueue = u.Host, queue
 	cfg.RateLimit = 1_000_000
 	// A random credential master key per platform: no master.key file.
@@ -80,6 +80,9 @@ func NewPlatform(t testing.TB, o Options) *Platform {
 	if o.Configure != nil {
 		o.Configure(cfg)
 	}
+	// The production server with the configuration's time-outs.
+	srv.Config = api.NewHTTPServer(cfg, srv.Config.Handler)
+	srv.Start()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	a, err := app.New(ctx, cfg, st, tc, log)
@@ -93,7 +96,7 @@ func NewPlatform(t testing.TB, o Options) *Platform {
 		a.Events.Notifier = nil
 	}
 	handler = a.API.Handler()
-	p := &Platform{App: a, URL: srv.URL, TaskQueue: queue, t: t, checks: &responseChecks{}}
+	p := &Platform{App: a, URL: srvURL, TaskQueue: queue, t: t, checks: &responseChecks{}}
 	res, err := a.Seed(ctx, "test-password")
 	if err != nil {
 		t.Fatalf("seed: %v", err)

@@ -47,13 +47,16 @@ func runToken(args []string) error {
 		fs.StringVar(&r.User, "user", "", "user e-mail; empty: a customer-level service token")
 		fs.StringVar(&scope, "scope", "", "space-separated scopes, e.g. \"crm.* profile\" (required)")
 		fs.StringVar(&r.ClientID, "client-id", "platform-cli", "client_id claim")
-		fs.DurationVar(&r.TTL, "ttl", time.Hour, "token lifetime")
+		fs.DurationVar(&r.TTL, "ttl", time.Hour, "token lifetime, at most 24h")
 	})
 	if err != nil {
 		return err
 	}
 	if r.Customer == "" || strings.TrimSpace(scope) == "" {
 		return errors.New("--customer and --scope are required")
+	}
+	if err := checkTTL(r.TTL); err != nil {
+		return err
 	}
 	r.Cmd, r.Scopes = "token", strings.Fields(scope)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -63,6 +66,19 @@ func runToken(args []string) error {
 		return err
 	}
 	fmt.Println(tok)
+	return nil
+}
+
+// maxTokenTTL bounds --ttl: a minted token is a bearer credential until it
+// expires, so a script asks for a new one rather than keeping one for weeks.
+const maxTokenTTL = 24 * time.Hour
+
+// checkTTL refuses a lifetime that is not positive (the minter would
+// silently make it an hour) or longer than maxTokenTTL.
+func checkTTL(ttl time.Duration) error {
+	if ttl <= 0 || ttl > maxTokenTTL {
+		return &config.InvalidError{Flag: "ttl", Value: ttl.String(), Reason: "want a positive duration such as 30m, at most 24h"}
+	}
 	return nil
 }
 

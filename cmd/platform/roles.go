@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -14,8 +13,8 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
 
-	"platform/api"
 	"platform/app"
 	"platform/config"
 	"platform/obs"
@@ -53,14 +52,32 @@ func runRole(r role, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	started := time.Now()
+	var f *front
+	if r.api {
+		if f, err = listen(cfg, log); err != nil {
+			return err
+		}
+		defer f.srv.Close()
+	}
+	err = run(ctx, r, cfg, f, log, started)
+	if err != nil && ctx.Err() != nil {
+		log.Info("stopped during start-up", "error", err.Error())
+		return nil
+	}
+	return err
+}
 
+// run starts the embedded servers, connects (retrying what may be late or
+// racing other replicas), wires the App and serves until SIGTERM.
+func run(ctx context.Context, r role, cfg *config.Config, f *front, log *slog.Logger, started time.Time) error {
 	var emb embeddedServers
 	wantFerret := cfg.MongoURI == "" && cfg.EmbeddedStore == "ferretdb"
 	if err := emb.start(cfg, log, wantFerret, cfg.TemporalAddress == ""); err != nil {
 		return err
 	}
 	defer emb.stop()
-	st, tc, err := connect(ctx, cfg, log)
+	retry := newRetrier(cfg, log, started)
+	st, tc, err := connect(ctx, cfg, log, retry)
 	if err != nil {
 		return err
 	}
@@ -72,18 +89,21 @@ func runRole(r role, args []string) error {
 			return err
 		}
 	}
-
-	a, err := app.New(ctx, cfg, st, tc, log)
+	var a *app.App
+	err = retry.do(ctx, "wire the app (indexes, keys, modules)", func(ctx context.Context) (err error) {
+		a, err = app.New(ctx, cfg, st, tc, log)
+		return err
+	})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	if r.embedded {
-		if err := seed(ctx, a); err != nil {
+		if err := retry.do(ctx, "seed", func(ctx context.Context) error { return seed(ctx, a) }); err != nil {
 			return err
 		}
 	}
-	return serve(ctx, r, a, log, started)
+	return serve(ctx, r, a, f, retry, log, started)
 }
 
 func requireExternal(cfg *config.Config) error {
@@ -96,13 +116,19 @@ func requireExternal(cfg *config.Config) error {
 	return nil
 }
 
-// connect opens the store and dials Temporal.
-func connect(ctx context.Context, cfg *config.Config, log *slog.Logger) (store.Store, client.Client, error) {
-	st, err := openStore(ctx, cfg)
+// connect opens the store and dials Temporal, each retried until reachable.
+func connect(ctx context.Context, cfg *config.Config, log *slog.Logger, retry *retrier) (st store.Store, tc client.Client, err error) {
+	err = retry.do(ctx, "open the store", func(ctx context.Context) (err error) {
+		st, err = openStore(ctx, cfg)
+		return err
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	tc, err := temporalx.Dial(ctx, cfg.TemporalAddress, cfg.TemporalNamespace, log)
+	err = retry.do(ctx, "connect to Temporal", func(ctx context.Context) (err error) {
+		tc, err = temporalx.Dial(ctx, cfg.TemporalAddress, cfg.TemporalNamespace, log)
+		return err
+	})
 	if err != nil {
 		_ = st.Close(context.Background())
 		return nil, nil, err
@@ -110,25 +136,18 @@ func connect(ctx context.Context, cfg *config.Config, log *slog.Logger) (store.S
 	return st, tc, nil
 }
 
-// serve runs the API and/or worker until SIGTERM, then lets in-flight
-// requests finish and the worker drain.
-func serve(ctx context.Context, r role, a *app.App, log *slog.Logger, started time.Time) error {
-	errc := make(chan error, 2)
-	var srv *http.Server
-	if r.api {
-		ln, err := net.Listen("tcp", a.Config.HTTPAddr)
-		if err != nil {
-			return fmt.Errorf("listen on %s (PLATFORM_HTTP_ADDR): %w", a.Config.HTTPAddr, err)
-		}
-		ln = api.EnvelopeListener(ln, log)
-		srv = &http.Server{Handler: a.API.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
-		go func() { errc <- srv.Serve(ln) }()
-		log.Info("API listening", "address", ln.Addr().String(), "gateway", a.Config.GatewayURL)
+// serve switches the listener to the API and/or starts the worker, runs
+// until SIGTERM, then lets in-flight requests finish and the worker drain.
+func serve(ctx context.Context, r role, a *app.App, f *front, retry *retrier, log *slog.Logger, started time.Time) error {
+	var errc chan error // nil without an API: never receives
+	if f != nil {
+		f.serve(a.API.Handler())
+		errc = f.errc
 	}
 	if r.worker {
-		w := a.Worker(a.Config.TaskQueue)
-		if err := w.Start(); err != nil {
-			return fmt.Errorf("start worker: %w", err)
+		w, err := startWorker(ctx, a, retry)
+		if err != nil {
+			return err
 		}
 		defer w.Stop() // drains: waits for running activities up to WorkerStopTimeout
 		log.Info("worker polling", "taskQueue", a.Config.TaskQueue)
@@ -142,16 +161,26 @@ func serve(ctx context.Context, r role, a *app.App, log *slog.Logger, started ti
 		}
 	}
 	log.Info("shutting down", "drain", a.Config.DrainDelay.String(), "timeout", a.Config.ShutdownTimeout.String())
-	if srv != nil {
+	if f != nil {
 		a.API.Drain()
 		time.Sleep(a.Config.DrainDelay)
 		sctx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
 		defer cancel()
-		if err := srv.Shutdown(sctx); err != nil {
+		if err := f.srv.Shutdown(sctx); err != nil {
 			log.Warn("HTTP shutdown incomplete", "error", err)
 		}
 	}
 	return nil
+}
+
+// startWorker starts the Temporal worker, a fresh one per attempt (a worker
+// that failed to start is not started again).
+func startWorker(ctx context.Context, a *app.App, retry *retrier) (w sdkworker.Worker, err error) {
+	err = retry.do(ctx, "start the worker", func(context.Context) error {
+		w = a.Worker(a.Config.TaskQueue)
+		return w.Start()
+	})
+	return w, err
 }
 
 func seed(ctx context.Context, a *app.App) error {

@@ -2,6 +2,7 @@ package crm
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -20,8 +21,13 @@ type BugRecorder struct {
 	Log   *slog.Logger
 }
 
-// ReportBug implements api.BugReporter.
-func (b *BugRecorder) ReportBug(ctx context.Context, debugID, route string, _ error) {
+// ReportBug implements api.BugReporter. A cancellation or an expired
+// deadline is no defect of the code (a client hung up, a dependency was
+// slow): the log has it, and no task is filed.
+func (b *BugRecorder) ReportBug(ctx context.Context, debugID, route string, cause error) {
+	if errors.Is(cause, context.Canceled) || errors.Is(cause, context.DeadlineExceeded) {
+		return
+	}
 	if _, err := tenant.Customer(ctx); err != nil {
 		return // no customer to file it under; the log line has it
 	}

@@ -3,13 +3,19 @@ package crm_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"platform/api"
+	"platform/modules/crm"
+	"platform/obs"
+	"platform/query"
+	"platform/store"
 	"platform/testenv"
 )
 
@@ -109,4 +115,62 @@ func TestUnexpectedErrors(t *testing.T) {
 		bugs := f.p.Do("GET", "/crm/tasks?type=Bug&count=true", f.admin, nil)
 		assert.Equal(t, float64(2), bugs.Meta()["total"], "only the two failures above")
 	})
+}
+
+// TestClientHangUpIsNoServerError: a client that disconnects while its
+// request waits on the store is logged at info level as a 499 (nginx's
+// status for it), counted under 499, answered without a 500, and files no
+// Bug task: nothing failed on the server's side.
+func TestClientHangUpIsNoServerError(t *testing.T) {
+	t.Parallel()
+	logs := &testenv.SyncBuffer{}
+	p := testenv.NewPlatform(t, testenv.Options{Logger: obs.NewLogger(logs, "info")})
+	inHandler := make(chan struct{})
+	require.NoError(t, p.API.Mount(context.Background(), &api.Module{
+		Name: "slow", HostLabel: "slow", Version: "0.0.1",
+		Routes: func(r *api.ModuleRouter) {
+			// A store call in flight when the client leaves: it fails
+			// with the request's cancellation, as any handler's would.
+			r.Handle("GET", "/consumers", "crm.consumers.view", func(req *api.Request) (*api.Response, error) {
+				close(inHandler)
+				<-req.Ctx.Done()
+				_, err := p.Store.Collection("consumers").Find(req.Ctx, store.FindOptions{})
+				return nil, err
+			})
+		},
+	}))
+	testenv.HangUp(t, p.URL+"/slow/consumers", p.Token("crm.*"), inHandler)
+
+	line := testenv.AwaitLogLine(t, logs, `"msg":"request"`, `"route":"/slow/consumers"`)
+	assert.Equal(t, "INFO", line["level"], "%v", line)
+	assert.Equal(t, float64(api.StatusClientClosed), line["status"], "%v", line)
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, fmt.Sprint(line["debugId"])) {
+			assert.NotContains(t, l, `"level":"ERROR"`, "a hang-up is no server error")
+		}
+	}
+	metrics := p.Do("GET", "/metrics", "", nil)
+	assert.Contains(t, string(metrics.Body), `platform_http_requests_total{method="GET",route="/slow/consumers",status="499"} 1`)
+	bugs := p.Do("GET", "/crm/tasks?type=Bug&count=true", p.Token(allRights...), nil)
+	require.Equal(t, http.StatusOK, bugs.Status, "%s", bugs.Body)
+	assert.Equal(t, float64(0), bugs.Meta()["total"], "no Bug task for a client that left")
+}
+
+// TestBugRecorderSkipsCancellations: a cancelled or timed-out context as
+// the cause files nothing; a real fault files its task even when the
+// request's context is already cancelled (the task is written on a
+// context of its own).
+func TestBugRecorderSkipsCancellations(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	rec := &crm.BugRecorder{Store: p.Store, Log: testenv.Logger(t)}
+	cancelled, cancel := context.WithCancel(p.Ctx())
+	cancel()
+	rec.ReportBug(cancelled, "dbg-canceled", "GET /x", fmt.Errorf("find: %w", context.Canceled))
+	rec.ReportBug(cancelled, "dbg-deadline", "GET /x", fmt.Errorf("find: %w", context.DeadlineExceeded))
+	rec.ReportBug(cancelled, "dbg-fault", "GET /x", errors.New("nil map"))
+	docs, err := p.Store.Collection("tasks").Find(p.Ctx(), store.FindOptions{Filter: query.Eq("type", crm.TypeBug)})
+	require.NoError(t, err)
+	require.Len(t, docs, 1, "%v", docs)
+	assert.Equal(t, "dbg-fault", docs[0]["debugId"])
 }
