@@ -58,7 +58,10 @@ func Open(ctx context.Context, uri, db string) (*Store, error) {
 		_ = client.Disconnect(context.Background())
 		return nil, err
 	}
-	s.ferret = isFerretDB(ctx, client)
+	if s.ferret, err = isFerretDB(ctx, client); err != nil {
+		_ = client.Disconnect(context.Background())
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -74,13 +77,16 @@ func (s *Store) sparse(o *options.IndexOptionsBuilder, scoped bool, ix store.Ind
 	o.SetPartialFilterExpression(bson.D{{Key: ix.Keys[0].Field, Value: bson.D{{Key: "$exists", Value: true}}}})
 }
 
-func isFerretDB(ctx context.Context, c *mongo.Client) bool {
+// isFerretDB asks the server what it is. A failure is an error, not a
+// "no": guessing MongoDB on a transient failure would give FerretDB
+// partial indexes and unserialized updates.
+func isFerretDB(ctx context.Context, c *mongo.Client) (bool, error) {
 	var info bson.M
 	if err := c.Database("admin").RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&info); err != nil {
-		return false
+		return false, fmt.Errorf("buildInfo: %w", wrap(err))
 	}
 	_, ok := info["ferretdbVersion"]
-	return ok
+	return ok, nil
 }
 
 // Kind implements store.Store.
@@ -157,14 +163,8 @@ func (s *Store) EnsureIndexes(ctx context.Context, coll string, scoped bool, idx
 		models = append(models, mongo.IndexModel{Keys: keys, Options: o})
 		names[ix.Name] = fields
 	}
-	models, err := s.missing(ctx, coll, idx, models)
-	if err != nil {
+	if err := s.createMissing(ctx, coll, idx, models); err != nil {
 		return err
-	}
-	if len(models) > 0 {
-		if _, err := s.db.Collection(coll).Indexes().CreateMany(ctx, models); err != nil {
-			return fmt.Errorf("indexes of %s: %w", coll, err)
-		}
 	}
 	// Only now: the declarations name the indexes that exist.
 	s.mu.Lock()
@@ -173,12 +173,36 @@ func (s *Store) EnsureIndexes(ctx context.Context, coll string, scoped bool, idx
 	return nil
 }
 
+// createMissing creates the declared indexes that do not exist yet. Other
+// processes may create the same ones at the same moment (replicas starting
+// together): when the creation fails, the indexes are listed again, and if
+// another process made them all, the work is done. FerretDB answers such a
+// collision by closing the connection, so the list is retried a few times.
+func (s *Store) createMissing(ctx context.Context, coll string, idx []store.Index, models []mongo.IndexModel) error {
+	todo, err := s.missing(ctx, coll, idx, models)
+	if err != nil || len(todo) == 0 {
+		return err
+	}
+	_, err = s.db.Collection(coll).Indexes().CreateMany(ctx, todo)
+	for attempt := 0; err != nil && attempt < 3 && ctx.Err() == nil; attempt++ {
+		time.Sleep(time.Duration(100*(attempt+1)) * time.Millisecond)
+		left, lerr := s.missing(ctx, coll, idx, models)
+		if lerr == nil && len(left) == 0 {
+			return nil
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("indexes of %s: %w", coll, wrap(err))
+	}
+	return nil
+}
+
 // missing drops the indexes that exist already: re-creating an existing
 // index is a no-op on MongoDB but has crashed FerretDB 1.24's connection.
 func (s *Store) missing(ctx context.Context, coll string, idx []store.Index, models []mongo.IndexModel) ([]mongo.IndexModel, error) {
 	specs, err := s.db.Collection(coll).Indexes().ListSpecifications(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list indexes of %s: %w", coll, err)
+		return nil, fmt.Errorf("list indexes of %s: %w", coll, wrap(err))
 	}
 	have := map[string]bool{}
 	for _, sp := range specs {
