@@ -65,7 +65,7 @@ func (a *Activities) loadVersion(ctx context.Context, id string, version int) (*
 	if version == 0 {
 		p, err := a.Store.Collection(runs.Pipelines).Get(ctx, id, "version")
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, 0, "", temporal.NewNonRetryableApplicationError(fmt.Sprintf("pipeline %s does not exist", id), "PipelineNotFound", err)
+			return nil, 0, "", temporal.NewNonRetryableApplicationError(fmt.Sprintf("pipeline %s does not exist", id), ErrTypePipelineNotFound, err)
 		}
 		if err != nil {
 			return nil, 0, "", err
@@ -74,7 +74,7 @@ func (a *Activities) loadVersion(ctx context.Context, id string, version int) (*
 	}
 	doc, err := a.Store.Collection(runs.Versions).Get(ctx, runs.VersionID(id, version))
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, 0, "", temporal.NewNonRetryableApplicationError(fmt.Sprintf("version %d of pipeline %s does not exist", version, id), "PipelineNotFound", err)
+		return nil, 0, "", temporal.NewNonRetryableApplicationError(fmt.Sprintf("version %d of pipeline %s does not exist", version, id), ErrTypePipelineNotFound, err)
 	}
 	if err != nil {
 		return nil, 0, "", err
@@ -82,7 +82,7 @@ func (a *Activities) loadVersion(ctx context.Context, id string, version int) (*
 	def, _ := doc["definition"].(store.Doc)
 	d, err := pipeline.FromDoc(def)
 	if err != nil {
-		return nil, 0, "", temporal.NewNonRetryableApplicationError("stored definition unreadable: "+err.Error(), "PipelineInvalid", err)
+		return nil, 0, "", temporal.NewNonRetryableApplicationError("stored definition unreadable: "+err.Error(), ErrTypePipelineInvalid, err)
 	}
 	return d, version, d.Name, nil
 }

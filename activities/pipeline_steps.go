@@ -45,6 +45,12 @@ type (
 // StepError.
 const ErrTypeStep = "StepFailed"
 
+// Types of the errors StartRun describes for the run record.
+const (
+	ErrTypePipelineNotFound = "PipelineNotFound"
+	ErrTypePipelineInvalid  = "PipelineInvalid"
+)
+
 // MaxStepOutputBytes caps one step's output (it travels in the run's
 // history and record).
 const MaxStepOutputBytes = 256 << 10

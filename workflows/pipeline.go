@@ -45,7 +45,7 @@ func PipelineRun(ctx workflow.Context, in runs.Input) (RunResult, error) {
 		if ctx.Err() != nil { // cancelled before it started
 			return r.cancelled(ctx)
 		}
-		return r.fail(ctx, "", errorOf(err))
+		return r.fail(ctx, "", errorOf(ctx, err))
 	}
 	return r.run(ctx)
 }
@@ -140,7 +140,7 @@ func (r *interpreter) exec(ctx workflow.Context, s pipeline.Step, executed int) 
 	if err != nil {
 		var input any
 		rec.Status, rec.Output = runs.StatusFailed, nil
-		rec.Error, rec.Logs, input = failureOf(err)
+		rec.Error, rec.Logs, input = failureOf(ctx, err)
 		if input != nil {
 			rec.Input = input
 		}
@@ -308,16 +308,16 @@ func stepError(kind, msg string) error {
 // failureOf turns a step's error into its record: the StepError, logs and
 // rendered input an activity attached, or a description of a time-out, a
 // failed child run or a platform fault.
-func failureOf(err error) (*activities.StepError, []string, any) {
+func failureOf(ctx workflow.Context, err error) (*activities.StepError, []string, any) {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.Type() == activities.ErrTypeStep && app.HasDetails() {
 		d, logs, input := activities.FailureDetails(app)
 		return &d, logs, input
 	}
-	return errorOf(err), nil, nil
+	return errorOf(ctx, err), nil, nil
 }
 
-func errorOf(err error) *activities.StepError {
+func errorOf(ctx workflow.Context, err error) *activities.StepError {
 	var (
 		app     *temporal.ApplicationError
 		timeout *temporal.TimeoutError
@@ -325,17 +325,31 @@ func errorOf(err error) *activities.StepError {
 	switch {
 	case errors.As(err, &app) && app.Type() == ErrTypeRunFailed:
 		return &activities.StepError{Kind: "subpipeline", Message: app.Message()}
-	case errors.As(err, &app) && app.Type() == activities.ErrTypeStep:
-		d, _, _ := failureOf(app)
-		return d
+	case errors.As(err, &app) && app.Type() == activities.ErrTypeStep && app.HasDetails():
+		d, _, _ := activities.FailureDetails(app)
+		return &d
 	case errors.As(err, &timeout):
 		return &activities.StepError{Kind: "timeout", Message: "the step timed out"}
-	case errors.As(err, &app):
+	case errors.As(err, &app) && describedForTenants(app):
 		return &activities.StepError{Kind: "error", Message: app.Message()}
 	case temporal.IsCanceledError(err):
 		return &activities.StepError{Kind: "cancelled", Message: "the run was cancelled"}
 	}
-	return &activities.StepError{Kind: "error", Message: err.Error()}
+	// A plain Go error from an activity (a store or sandbox fault) may name
+	// internal addresses: the run record gets a neutral text, the worker's
+	// log the error (the SDK does not log failed local activities).
+	workflow.GetLogger(ctx).Error("pipeline step failed on a platform fault", "error", err)
+	return &activities.StepError{Kind: "internal", Message: internalError}
+}
+
+// internalError is what a run record says of a platform fault.
+const internalError = "the platform failed while running this step; the operators' log has the details under the run id"
+
+// describedForTenants reports whether an application error was raised by
+// the platform with a message meant for the run record. Any other error is
+// a Go error an activity returned as is (the SDK names it by its Go type).
+func describedForTenants(app *temporal.ApplicationError) bool {
+	return app.Type() == activities.ErrTypePipelineNotFound || app.Type() == activities.ErrTypePipelineInvalid
 }
 
 // recordSteps appends the executed steps not yet in the run record; store
