@@ -139,20 +139,26 @@ func (v *Vault) CheckStore(ctx context.Context, st store.Store) error {
 		return nil
 	}
 	if doc["sealed"] == true {
-		return fmt.Errorf("the master key (id %s) is not the one the stored credentials are sealed under (id %s): "+
-			"restore the original PLATFORM_MASTER_KEY or %s; every api and worker process needs the same key", v.keyID, stored, MasterKeyFile)
+		return wrongKey(fmt.Sprintf("the master key (id %s) is not the one the stored credentials are sealed under (id %s): "+
+			"restore the original PLATFORM_MASTER_KEY or %s; every api and worker process needs the same key", v.keyID, stored, MasterKeyFile))
 	}
 	// Nothing sealed yet: take over. Conditional, so that of two processes
 	// with different keys starting at once one wins and the other fails.
 	_, err = coll.Update(ctx, query.AllOf(query.ID(keysDoc), query.Eq("keyId", stored), query.Eq("sealed", false)),
 		store.Update{Set: store.Doc{"keyId": v.keyID, "since": now}})
 	if errors.Is(err, store.ErrNotFound) {
-		return errors.New("another process registered a different master key meanwhile; every api and worker process needs the same key")
+		return wrongKey("another process registered a different master key meanwhile; every api and worker process needs the same key")
 	}
 	if err != nil {
 		return fmt.Errorf("credential key check: %w", err)
 	}
 	return nil
+}
+
+// wrongKey is a master key the store refuses: a bad setting, which no
+// retry fixes (start-up stops at once, exit code 2). The key is not shown.
+func wrongKey(reason string) error {
+	return &config.InvalidError{Env: "PLATFORM_MASTER_KEY", Flag: "master-key", Value: "(not shown)", Reason: reason}
 }
 
 // NoteSealed records in the store, once per process, that credentials are

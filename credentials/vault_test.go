@@ -336,6 +336,9 @@ func TestCheckStore(t *testing.T) {
 	err := a.CheckStore(ctx, st)
 	require.ErrorContains(t, err, "is not the one the stored credentials are sealed under")
 	require.ErrorContains(t, err, "PLATFORM_MASTER_KEY")
+	var inv *config.InvalidError
+	require.ErrorAs(t, err, &inv, "a wrong key is a bad setting: start-up stops at once instead of retrying")
+	require.Equal(t, "(not shown)", inv.Value, "the key is never shown")
 	require.NoError(t, b.CheckStore(ctx, st), "the registered key still starts")
 	fresh := newVault(t)
 	require.Error(t, fresh.CheckStore(ctx, st))

@@ -65,6 +65,7 @@ const (
 	MaxDepth         = 5               // nesting of sub-pipelines
 	DefaultHTTPMs    = 30_000          // http step time-out
 	MaxHTTPMs        = 5 * 60_000      // the highest time-out an http step may ask for
+	MaxCodeMs        = 30_000          // the highest time-out a transform may ask for (the sandbox's limit)
 	MaxWaitMs        = 365 * 86400_000 // a wait step waits at most a year
 	MaxAttempts      = 10              // retry.maxAttempts
 )

@@ -341,6 +341,9 @@ func (v *validator) transform(i int) {
 		v.addStep(i, "expression", "expression is required")
 		return
 	}
+	if s.TimeoutMs > MaxCodeMs {
+		v.addStep(i, "timeoutMs", "timeoutMs of a transform is at most %d (30 seconds)", MaxCodeMs)
+	}
 	ce, err := v.env.Compile(v.ctx, s.Language, s.Expression)
 	if err != nil {
 		v.lookup("", err)

@@ -63,6 +63,7 @@ func TestValidate(t *testing.T) {
 		{"too many attempts", Definition{Steps: []Step{{ID: "t", Type: TypeTransform, Expression: "1", Retry: &Retry{MaxAttempts: 99}}}}, "steps[0].retry.maxAttempts"},
 		{"syntax", Definition{Steps: []Step{{ID: "t", Type: TypeTransform, Expression: "$sum("}}}, "steps[0].expression"},
 		{"bad language", Definition{Steps: []Step{{ID: "t", Type: TypeTransform, Expression: "1", Language: "python"}}}, "steps[0].language"},
+		{"transform time-out beyond the sandbox", Definition{Steps: []Step{{ID: "t", Type: TypeTransform, Expression: "1", TimeoutMs: 60_000}}}, "steps[0].timeoutMs"},
 		{"http without url", Definition{Steps: []Step{{ID: "h", Type: TypeHTTP}}}, "steps[0].url"},
 		{"http bad method", Definition{Steps: []Step{{ID: "h", Type: TypeHTTP, Method: "TRACE", URL: "https://x.example"}}}, "steps[0].method"},
 		{"db update without id", Definition{Steps: []Step{{ID: "d", Type: TypeDB, Collection: "tasks", Op: OpUpdate, Data: map[string]any{"a": 1}}}}, "steps[0].recordId"},

@@ -23,7 +23,7 @@ func Webhooks(d Deps) *api.Resource {
 		Fields: []api.Field{
 			{Name: "name", Type: api.TString, Required: true, MaxLen: 200, Filter: true, Sort: true, Description: "display name"},
 			{Name: "url", Type: api.TString, Format: api.FURL, Required: true, MaxLen: 2048, Filter: true,
-				Description: "receiver; HTTPS recommended. Private, loopback and link-local destinations are refused at delivery time unless PLATFORM_OUTBOUND_ALLOW opens them"},
+				Description: "receiver; HTTPS recommended. Special-purpose addresses (private, loopback, link-local, documentation, ... every range of the IANA special-purpose registries) and the platform host's own addresses are refused at delivery time unless PLATFORM_OUTBOUND_ALLOW opens them"},
 			{Name: "events", Type: api.TArray, Items: &api.Field{Type: api.TString, MaxLen: 200}, Required: true, Filter: true,
 				Description: "event names (GET /events), <plural>.* or *"},
 			{Name: "secret", Type: api.TString, WriteOnly: true, MaxLen: 1024,
