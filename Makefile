@@ -16,17 +16,17 @@ vet:
 	$(GO) vet ./...
 
 test: vet build browser ## vet, then every test against real FerretDB and Temporal servers
-	./scripts/with-infra.sh $(GO) test $(TESTFLAGS) ./...
+	./test/with-infra.sh $(GO) test $(TESTFLAGS) ./...
 	@echo "== the API suites again on the embedded SQLite store =="
-	PLATFORM_TEST_STORE=sqlite ./scripts/with-infra.sh $(GO) test $(TESTFLAGS) ./app/ ./modules/... ./worker/ ./oauth/... ./audit/
+	PLATFORM_TEST_STORE=sqlite ./test/with-infra.sh $(GO) test $(TESTFLAGS) ./app/ ./modules/... ./worker/
 
 lint: vet
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" && exit 1)
 	$(GO) run $(STATICCHECK) ./...
 
 bench: build ## REST benchmark on both stores (API against the raw store, same run), store benchmarks
-	./scripts/with-infra.sh $(GO) test -run '^$$' -bench 'BenchmarkREST' -benchtime 2000x -count 3 ./bench/
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./store/sqlitestore/
+	./test/with-infra.sh $(GO) test -run '^$$' -bench 'BenchmarkREST' -benchtime 2000x -count 3 ./test/bench/
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./kernel/store/sqlitestore/
 
 # Debian's chromium drives the consent page in oauth's browser test; CI runs
 # as root on a fresh Debian machine.
@@ -34,13 +34,13 @@ browser:
 	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
 bench-oauth: build ## token issuance and API calls with token verification
-	./scripts/with-infra.sh $(GO) test -run '^$$' -bench 'OAuth' -benchtime 3s ./bench/
+	./test/with-infra.sh $(GO) test -run '^$$' -bench 'OAuth' -benchtime 3s ./test/bench/
 
 bench-webhooks: build ## events delivered end to end, against a raw POST loop and trivial workflows
-	./scripts/with-infra.sh $(GO) test -run '^$$' -bench 'Webhooks' -benchtime 200x -timeout 30m ./bench/
+	./test/with-infra.sh $(GO) test -run '^$$' -bench 'Webhooks' -benchtime 200x -timeout 30m ./test/bench/
 
 bench-pipelines: build ## pipeline runs (SQLite store) against trivial workflows on the same Temporal server, 3 runs
-	./scripts/with-infra.sh $(GO) test -run '^$$' -bench 'PipelineRuns' -benchtime 300x -count 3 -timeout 30m ./bench/
+	./test/with-infra.sh $(GO) test -run '^$$' -bench 'PipelineRuns' -benchtime 300x -count 3 -timeout 30m ./test/bench/
 
 clean:
 	rm -rf bin

@@ -6,9 +6,9 @@ import (
 	"log/slog"
 	"time"
 
-	"platform/outbound"
-	"platform/runs"
-	"platform/store"
+	"platform/kernel/outbound"
+	"platform/kernel/store"
+	"platform/modules/automation/runs"
 )
 
 // Activities are registered on the worker; workflows reference them as

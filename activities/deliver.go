@@ -12,11 +12,11 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
-	"platform/outbound"
-	"platform/query"
-	"platform/store"
-	"platform/tenant"
-	"platform/webhook"
+	"platform/kernel/outbound"
+	"platform/kernel/query"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/automation/webhook"
 )
 
 // Error types of DeliverWebhook, matched by the delivery workflow.

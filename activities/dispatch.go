@@ -5,10 +5,10 @@ import (
 	"sort"
 	"time"
 
-	"platform/events"
-	"platform/query"
-	"platform/store"
-	"platform/webhook"
+	"platform/kernel/events"
+	"platform/kernel/query"
+	"platform/kernel/store"
+	"platform/modules/automation/webhook"
 )
 
 // EventTargetsInput names a stored event of the customer in ctx.

@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"platform/api"
-	"platform/auth"
-	"platform/jsonlimit"
-	"platform/notify"
-	"platform/outbound"
-	"platform/pipeline"
-	"platform/store"
-	"platform/tenant"
+	"platform/kernel/auth"
+	"platform/kernel/jsonlimit"
+	"platform/kernel/notify"
+	"platform/kernel/outbound"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/automation/pipeline"
 )
 
 // Notifier sends a notification step's message (notify.Router).

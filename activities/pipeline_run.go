@@ -9,12 +9,12 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"platform/identity"
-	"platform/pipeline"
-	"platform/query"
-	"platform/runs"
-	"platform/store"
-	"platform/tenant"
+	"platform/kernel/query"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/automation/pipeline"
+	"platform/modules/automation/runs"
+	"platform/modules/identity"
 )
 
 // StartRunOutput is what the interpreter needs to run: the frozen

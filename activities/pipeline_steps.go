@@ -11,12 +11,12 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
-	"platform/credentials"
-	"platform/outbound"
-	"platform/pipeline"
-	"platform/runs"
+	"platform/kernel/outbound"
+	"platform/kernel/store"
+	"platform/modules/automation/pipeline"
+	"platform/modules/automation/runs"
+	"platform/modules/config/credentials"
 	"platform/sandbox"
-	"platform/store"
 )
 
 // Pipeline step dependencies, each the small interface the steps use.

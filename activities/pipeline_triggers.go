@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"platform/query"
-	"platform/runs"
-	"platform/store"
-	"platform/webhook"
+	"platform/kernel/query"
+	"platform/kernel/store"
+	"platform/modules/automation/runs"
+	"platform/modules/automation/webhook"
 )
 
 // LaunchEventRunsInput names a stored event of the customer in ctx.

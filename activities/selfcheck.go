@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"platform/query"
-	"platform/store"
-	"platform/tenant"
+	"platform/kernel/query"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
 )
 
 // SelfCheckInput is the marker to write.

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"time"
 
-	"platform/store"
-	"platform/webhook"
+	"platform/kernel/store"
+	"platform/modules/automation/webhook"
 )
 
 // SettleInput reports how a delivery round ended.

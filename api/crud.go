@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"platform/auth"
-	"platform/query"
-	"platform/store"
+	"platform/kernel/auth"
+	"platform/kernel/query"
+	"platform/kernel/store"
 )
 
 // crud serves the generic routes of one resource.

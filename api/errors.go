@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"platform/store"
+	"platform/kernel/store"
 )
 
 // ErrorEntry is one element of meta.errors.

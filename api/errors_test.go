@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"testing"
 
-	"platform/store"
+	"platform/kernel/store"
 )
 
 func TestAsError(t *testing.T) {

@@ -1,6 +1,6 @@
 package api
 
-import "platform/query"
+import "platform/kernel/query"
 
 // Type is a field's wire type.
 type Type string

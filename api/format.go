@@ -15,7 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"platform/store"
+	"platform/kernel/store"
 )
 
 // Output formats (DESIGN §2).

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"platform/query"
-	"platform/store"
+	"platform/kernel/query"
+	"platform/kernel/store"
 )
 
 // List query parameters (DESIGN §3).

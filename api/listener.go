@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"platform/obs"
+	"platform/kernel/obs"
 )
 
 // EnvelopeListener makes the answers net/http writes on its own, before

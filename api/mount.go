@@ -10,8 +10,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"platform/auth"
-	"platform/tenant"
+	"platform/kernel/auth"
+	"platform/kernel/tenant"
 )
 
 // ModuleRouter adds a module's own routes; every one is authenticated and

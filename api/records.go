@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"slices"
 
-	"platform/auth"
-	"platform/query"
-	"platform/store"
+	"platform/kernel/auth"
+	"platform/kernel/query"
+	"platform/kernel/store"
 )
 
 // Records runs the generic record operations of declared resources for

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"platform/obs"
+	"platform/kernel/obs"
 )
 
 // Keys of values the middleware leaves on gin's context.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"platform/auth"
-	"platform/jsonlimit"
+	"platform/kernel/auth"
+	"platform/kernel/jsonlimit"
 )
 
 // Request is what a handler sees of an HTTP request: no *gin.Context, so

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sort"
 
-	"platform/query"
-	"platform/store"
+	"platform/kernel/query"
+	"platform/kernel/store"
 )
 
 // Resource declares one REST resource. The generic handlers, validation,

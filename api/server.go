@@ -20,9 +20,9 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"platform/auth"
-	"platform/config"
-	"platform/obs"
+	"platform/kernel/auth"
+	"platform/kernel/obs"
+	"platform/kernel/settings"
 )
 
 // TokenVerifier checks a bearer token (auth.Verifier implements it).
@@ -62,7 +62,7 @@ type Module struct {
 
 // Deps are the Server's dependencies, satisfied by the composition root.
 type Deps struct {
-	Config   *config.Config
+	Config   *settings.Config
 	Services *Services
 	Verifier TokenVerifier
 	Limiter  Limiter
@@ -73,7 +73,7 @@ type Deps struct {
 
 // Server is the HTTP API.
 type Server struct {
-	cfg     *config.Config
+	cfg     *settings.Config
 	svc     *Services
 	log     *slog.Logger
 	verify  TokenVerifier
@@ -112,7 +112,7 @@ func New(d Deps) *Server {
 // process is alive), /readyz 503 "starting", every other route 503 with
 // Retry-After. Listening this early lets orchestrators tell a process that
 // waits for its dependencies from one that hangs.
-func Starting(cfg *config.Config, log *slog.Logger) *Server {
+func Starting(cfg *settings.Config, log *slog.Logger) *Server {
 	s := newServer(cfg, log, obs.NewMetrics(), nil)
 	s.starting = true
 	unavailable := s.adapt(func(*Request) (*Response, error) {
@@ -127,7 +127,7 @@ func Starting(cfg *config.Config, log *slog.Logger) *Server {
 
 // newServer builds what every Server has: request logging, metrics, panic
 // recovery and the health routes.
-func newServer(cfg *config.Config, log *slog.Logger, metrics *obs.Metrics, ready []ReadyCheck) *Server {
+func newServer(cfg *settings.Config, log *slog.Logger, metrics *obs.Metrics, ready []ReadyCheck) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
@@ -149,7 +149,7 @@ func newServer(cfg *config.Config, log *slog.Logger, metrics *obs.Metrics, ready
 // closes after HTTPIdleTimeout. There is no WriteTimeout: Go's bounds the
 // handler's whole run plus the writing, which would cut long CSV exports
 // and any future streaming answer (SSE, WebSocket) at a fixed age.
-func NewHTTPServer(cfg *config.Config, h http.Handler) *http.Server {
+func NewHTTPServer(cfg *settings.Config, h http.Handler) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: cfg.HTTPReadHeaderTimeout,
 		ReadTimeout: cfg.HTTPReadTimeout, IdleTimeout: cfg.HTTPIdleTimeout}
 }

@@ -21,11 +21,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"platform/api"
-	"platform/config"
+	"platform/kernel/obs"
+	"platform/kernel/settings"
+	"platform/kernel/store"
 	"platform/modules/crm"
-	"platform/obs"
-	"platform/store"
-	"platform/testenv"
+	"platform/test/testenv"
 )
 
 // stalledLimiter is a limiter whose store call is interrupted by the
@@ -98,7 +98,7 @@ func TestOwnDeadlineIsNoHangUp(t *testing.T) {
 // readyServer serves a bare API with the given readiness checks.
 func readyServer(t *testing.T, checks ...api.ReadyCheck) string {
 	t.Helper()
-	cfg, err := config.Load("test", nil)
+	cfg, err := settings.Load("test", nil)
 	require.NoError(t, err)
 	log := testenv.Logger(t)
 	s := api.New(api.Deps{Config: cfg, Services: &api.Services{Registry: api.NewRegistry(), Log: log}, Metrics: obs.NewMetrics(), Ready: checks})
@@ -167,7 +167,7 @@ func TestReadyzNamesWhatIsDown(t *testing.T) {
 // and every other route asks the client to come back.
 func TestStartingServer(t *testing.T) {
 	t.Parallel()
-	cfg, err := config.Load("test", nil)
+	cfg, err := settings.Load("test", nil)
 	require.NoError(t, err)
 	srv := httptest.NewServer(api.Starting(cfg, testenv.Logger(t)).Handler())
 	t.Cleanup(srv.Close)
@@ -197,7 +197,7 @@ func TestStartingServer(t *testing.T) {
 // connection. Before, all three stayed open for minutes.
 func TestSlowClientsAreCut(t *testing.T) {
 	t.Parallel()
-	p := testenv.NewPlatform(t, testenv.Options{Configure: func(c *config.Config) {
+	p := testenv.NewPlatform(t, testenv.Options{Configure: func(c *settings.Config) {
 		c.HTTPReadHeaderTimeout, c.HTTPReadTimeout = time.Second, 2*time.Second
 	}})
 	u, err := url.Parse(p.URL)

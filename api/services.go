@@ -4,7 +4,7 @@ import (
 	"context"
 	"log/slog"
 
-	"platform/store"
+	"platform/kernel/store"
 )
 
 // EventRecorder durably records a platform event (DESIGN §4) before the

@@ -10,8 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"platform/e164"
-	"platform/store"
+	"platform/kernel/e164"
+	"platform/kernel/store"
 )
 
 // mode says how strictly a body is checked against the declaration.

@@ -15,30 +15,30 @@ import (
 
 	"platform/activities"
 	"platform/api"
-	"platform/audit"
-	"platform/auth"
-	"platform/config"
-	"platform/credentials"
-	"platform/dispatch"
-	"platform/events"
-	"platform/identity"
+	"platform/kernel/auth"
+	"platform/kernel/events"
+	"platform/kernel/obs"
+	"platform/kernel/outbound"
+	"platform/kernel/ratelimit"
+	"platform/kernel/settings"
+	"platform/kernel/store"
+	"platform/kernel/temporalx"
+	"platform/modules/audit"
 	"platform/modules/automation"
-	configmodule "platform/modules/config"
+	"platform/modules/automation/dispatch"
+	"platform/modules/config"
+	"platform/modules/config/credentials"
 	"platform/modules/crm"
 	"platform/modules/developer"
+	"platform/modules/identity"
 	"platform/modules/marketing"
-	"platform/oauth"
-	"platform/obs"
-	"platform/outbound"
-	"platform/ratelimit"
-	"platform/store"
-	"platform/temporalx"
+	"platform/modules/oauth"
 	"platform/worker"
 )
 
 // App is one wired platform.
 type App struct {
-	Config   *config.Config
+	Config   *settings.Config
 	Store    store.Store
 	Temporal client.Client
 	Log      *slog.Logger
@@ -69,11 +69,11 @@ func Modules() []*api.Module { return (&App{}).modules() }
 
 func (a *App) modules() []*api.Module {
 	return []*api.Module{crm.Module(), marketing.Module(), developer.Module(), audit.Module(), automation.Module(a.automationDeps()),
-		configmodule.Module(configmodule.Deps{Vault: a.Vault, Audit: a.Audit})}
+		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit})}
 }
 
 // New wires everything and ensures the indexes of every collection.
-func New(ctx context.Context, cfg *config.Config, st store.Store, tc client.Client, log *slog.Logger) (*App, error) {
+func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Client, log *slog.Logger) (*App, error) {
 	a := &App{Config: cfg, Store: st, Temporal: tc, Log: log, Metrics: obs.NewMetrics(), Registry: api.NewRegistry()}
 	a.Keys = auth.NewKeyRing(st)
 	a.Minter = &auth.Minter{Keys: a.Keys, Issuer: cfg.AuthURL, Audience: cfg.GatewayURL}

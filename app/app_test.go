@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"platform/ratelimit"
-	"platform/testenv"
+	"platform/kernel/ratelimit"
+	"platform/test/testenv"
 )
 
 func TestHealthAndReadiness(t *testing.T) {

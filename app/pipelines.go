@@ -6,10 +6,10 @@ import (
 
 	"platform/activities"
 	"platform/api"
+	"platform/kernel/notify"
+	"platform/kernel/ratelimit"
 	"platform/modules/automation"
-	"platform/notify"
-	"platform/ratelimit"
-	"platform/runs"
+	"platform/modules/automation/runs"
 	"platform/sandbox"
 )
 

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"platform/identity"
-	"platform/store"
-	"platform/tenant"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/identity"
 )
 
 // Seed names of the dev seed (DESIGN §1).

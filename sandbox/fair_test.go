@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"platform/tenant"
+	"platform/kernel/tenant"
 )
 
 var trivial = Request{Kind: KindJSFunction, Code: "return input.a + 1", Input: []byte(`{"a":1}`)}

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"platform/tenant"
+	"platform/kernel/tenant"
 )
 
 // ErrBusy is what a call gets when no child became free for it within

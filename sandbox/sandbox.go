@@ -27,7 +27,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"platform/jsonlimit"
+	"platform/kernel/jsonlimit"
 )
 
 // Kind says how Request.Code is read.

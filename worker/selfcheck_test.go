@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"platform/store"
-	"platform/tenant"
-	"platform/testenv"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/test/testenv"
 	"platform/workflows"
 )
 

@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"platform/activities"
-	"platform/webhook"
+	"platform/modules/automation/webhook"
 )
 
 // DeliveryRetryPolicy is the webhook retry rule of DESIGN §5: at most 5

@@ -18,13 +18,13 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"platform/activities"
-	"platform/events"
-	"platform/outbound"
-	"platform/query"
-	"platform/store"
-	"platform/tenant"
-	"platform/testenv"
-	"platform/webhook"
+	"platform/kernel/events"
+	"platform/kernel/outbound"
+	"platform/kernel/query"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/automation/webhook"
+	"platform/test/testenv"
 	"platform/workflows"
 )
 

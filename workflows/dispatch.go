@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"platform/activities"
-	"platform/tenant"
+	"platform/kernel/tenant"
 )
 
 // DispatchInput names a stored event.

@@ -3,7 +3,7 @@ package workflows_test
 import (
 	"testing"
 
-	"platform/testenv"
+	"platform/test/testenv"
 )
 
 // The test binary serves as the sandbox child (testenv.SandboxMain), so

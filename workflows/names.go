@@ -2,7 +2,7 @@
 // are deterministic: every side effect runs in an activity (package activities).
 package workflows
 
-import "platform/runs"
+import "platform/modules/automation/runs"
 
 // DefaultTaskQueue is the task queue the worker polls unless configured otherwise.
 const DefaultTaskQueue = "platform"

@@ -7,12 +7,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"platform/notify"
-	"platform/outbound/outboundtest"
-	"platform/query"
-	"platform/runs"
-	"platform/store"
-	"platform/webhook"
+	"platform/kernel/notify"
+	"platform/kernel/outbound/outboundtest"
+	"platform/kernel/query"
+	"platform/kernel/store"
+	"platform/modules/automation/runs"
+	"platform/modules/automation/webhook"
 )
 
 // Errors of failed calls name the platform's own infrastructure (the name

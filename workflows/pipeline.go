@@ -12,10 +12,10 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"platform/activities"
-	"platform/pipeline"
-	"platform/query"
-	"platform/runs"
-	"platform/tenant"
+	"platform/kernel/query"
+	"platform/kernel/tenant"
+	"platform/modules/automation/pipeline"
+	"platform/modules/automation/runs"
 )
 
 // RunResult is a successful run's outcome: the last step's output.

@@ -27,15 +27,15 @@ import (
 	"platform/activities"
 	"platform/api"
 	"platform/app"
-	"platform/config"
-	"platform/credentials"
-	"platform/outbound"
-	"platform/pipeline"
-	"platform/runs"
+	"platform/kernel/outbound"
+	"platform/kernel/settings"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/automation/pipeline"
+	"platform/modules/automation/runs"
+	"platform/modules/config/credentials"
 	"platform/sandbox"
-	"platform/store"
-	"platform/tenant"
-	"platform/testenv"
+	"platform/test/testenv"
 	"platform/workflows"
 )
 
@@ -87,7 +87,7 @@ type pipeFixture struct {
 func newPipeFixture(t *testing.T) *pipeFixture {
 	t.Helper()
 	st := testenv.SQLiteStore(t)
-	cfg, err := config.Load("test", nil)
+	cfg, err := settings.Load("test", nil)
 	require.NoError(t, err)
 	cfg.MasterKey = credentials.EncodeMasterKey(credentials.NewMasterKey())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -18,14 +18,14 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
-	"platform/config"
-	"platform/events"
-	"platform/notify"
-	"platform/pipeline"
-	"platform/query"
-	"platform/runs"
-	"platform/store"
-	"platform/testenv"
+	"platform/kernel/events"
+	"platform/kernel/notify"
+	"platform/kernel/query"
+	"platform/kernel/settings"
+	"platform/kernel/store"
+	"platform/modules/automation/pipeline"
+	"platform/modules/automation/runs"
+	"platform/test/testenv"
 	"platform/workflows"
 )
 
@@ -833,7 +833,7 @@ func TestRecordHistoriesPipeline(t *testing.T) {
 	srv := newReceiver(t, func(_ int, r received) (int, any) {
 		return http.StatusOK, map[string]any{"ok": true, "auth": r.Header.Get("Authorization")}
 	})
-	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *config.Config) {
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *settings.Config) {
 		c.OutboundAllow = []string{"127.0.0.1"}
 	}})
 	tok := p.Token("automation.*", "crm.*", "config.*")

@@ -19,12 +19,12 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"platform/config"
-	"platform/store"
-	"platform/temporalx"
-	"platform/tenant"
-	"platform/testenv"
-	"platform/webhook"
+	"platform/kernel/settings"
+	"platform/kernel/store"
+	"platform/kernel/temporalx"
+	"platform/kernel/tenant"
+	"platform/modules/automation/webhook"
+	"platform/test/testenv"
 	"platform/workflows"
 )
 
@@ -58,7 +58,7 @@ func TestRecordHistories(t *testing.T) {
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) }))
 	defer srv.Close()
-	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *config.Config) { c.OutboundAllow = []string{"127.0.0.1"} }})
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *settings.Config) { c.OutboundAllow = []string{"127.0.0.1"} }})
 	tok := p.Token("automation.*", "crm.*")
 	r := p.Do("POST", "/automation/webhooks", tok, map[string]any{"name": "h", "url": srv.URL, "events": []string{"consumers.created"},
 		"secret": "0123456789abcdef0123456789abcdef"})

@@ -10,9 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"platform/runs"
+	"platform/modules/automation/runs"
 	"platform/sandbox"
-	"platform/testenv"
+	"platform/test/testenv"
 )
 
 // A transform step that finds every sandbox child of its customer busy

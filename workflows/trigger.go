@@ -7,8 +7,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"platform/activities"
-	"platform/runs"
-	"platform/tenant"
+	"platform/kernel/tenant"
+	"platform/modules/automation/runs"
 )
 
 // FireTrigger starts a run of every active pipeline using the trigger. A

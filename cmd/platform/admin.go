@@ -12,19 +12,19 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"platform/app"
-	"platform/config"
-	"platform/obs"
-	"platform/store"
-	"platform/store/mongostore"
-	"platform/temporalx"
-	"platform/tenant"
+	"platform/kernel/obs"
+	"platform/kernel/settings"
+	"platform/kernel/store"
+	"platform/kernel/store/mongostore"
+	"platform/kernel/temporalx"
+	"platform/kernel/tenant"
 	"platform/workflows"
 )
 
 // openAdminStore opens the store of a platform that is not running (or one
 // on MongoDB): the configured MongoDB, the embedded FerretDB's address, or
 // the embedded SQLite file.
-func openAdminStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
+func openAdminStore(ctx context.Context, cfg *settings.Config) (store.Store, error) {
 	if cfg.UsesEmbeddedSQLite() {
 		return openStore(ctx, cfg)
 	}
@@ -42,7 +42,7 @@ func openAdminStore(ctx context.Context, cfg *config.Config) (store.Store, error
 func runToken(args []string) error {
 	var r adminRequest
 	var scope string
-	cfg, err := config.Load("token", args, func(fs *flag.FlagSet) {
+	cfg, err := settings.Load("token", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&r.Customer, "customer", "", "customer slug (required)")
 		fs.StringVar(&r.User, "user", "", "user e-mail; empty: a customer-level service token")
 		fs.StringVar(&scope, "scope", "", "space-separated scopes, e.g. \"crm.* profile\" (required)")
@@ -77,7 +77,7 @@ const maxTokenTTL = 24 * time.Hour
 // silently make it an hour) or longer than maxTokenTTL.
 func checkTTL(ttl time.Duration) error {
 	if ttl <= 0 || ttl > maxTokenTTL {
-		return &config.InvalidError{Flag: "ttl", Value: ttl.String(), Reason: "want a positive duration such as 30m, at most 24h"}
+		return &settings.InvalidError{Flag: "ttl", Value: ttl.String(), Reason: "want a positive duration such as 30m, at most 24h"}
 	}
 	return nil
 }
@@ -87,7 +87,7 @@ func runCustomer(args []string) error {
 		return errors.New("usage: platform customer create <slug> [flags]")
 	}
 	r := adminRequest{Cmd: "customer-create", Customer: args[1]}
-	cfg, err := config.Load("customer create", args[2:], func(fs *flag.FlagSet) {
+	cfg, err := settings.Load("customer create", args[2:], func(fs *flag.FlagSet) {
 		fs.StringVar(&r.Name, "name", "", "display name (default: the slug)")
 	})
 	if err != nil {
@@ -110,7 +110,7 @@ func runCustomer(args []string) error {
 // propagation and the store, end to end.
 func runCheck(args []string) error {
 	var customer string
-	cfg, err := config.Load("check", args, func(fs *flag.FlagSet) {
+	cfg, err := settings.Load("check", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&customer, "customer", app.SeedCustomer, "customer slug")
 	})
 	if err != nil {

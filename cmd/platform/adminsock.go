@@ -12,11 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"platform/auth"
-	"platform/config"
-	"platform/identity"
-	"platform/store"
-	"platform/tenant"
+	"platform/kernel/auth"
+	"platform/kernel/settings"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/identity"
 )
 
 // The embedded SQLite store belongs to one process. While `platform dev`
@@ -43,7 +43,7 @@ type adminResponse struct {
 // admin performs admin commands against a store.
 type admin struct {
 	st  store.Store
-	cfg *config.Config
+	cfg *settings.Config
 }
 
 func (a *admin) do(ctx context.Context, r adminRequest) (string, error) {
@@ -97,7 +97,7 @@ func (a *admin) token(ctx context.Context, ids *identity.Service, r adminRequest
 }
 
 // serveAdmin answers admin commands on the socket until ctx ends.
-func serveAdmin(ctx context.Context, cfg *config.Config, st store.Store, log *slog.Logger) error {
+func serveAdmin(ctx context.Context, cfg *settings.Config, st store.Store, log *slog.Logger) error {
 	path := cfg.AdminSocket()
 	_ = os.Remove(path) // a socket left by a killed process
 	ln, err := net.Listen("unix", path)
@@ -140,7 +140,7 @@ func (a *admin) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) 
 
 // runAdmin performs r through a running platform's socket, or directly on
 // the store when none is running.
-func runAdmin(ctx context.Context, cfg *config.Config, r adminRequest) (string, error) {
+func runAdmin(ctx context.Context, cfg *settings.Config, r adminRequest) (string, error) {
 	if cfg.UsesEmbeddedSQLite() {
 		if conn, err := net.Dial("unix", cfg.AdminSocket()); err == nil {
 			return askSocket(conn, r)

@@ -8,8 +8,8 @@ import (
 
 	"go.temporal.io/api/enums/v1"
 
-	"platform/config"
-	"platform/embedded"
+	"platform/cmd/platform/embedded"
+	"platform/kernel/settings"
 	"platform/workflows"
 )
 
@@ -40,7 +40,7 @@ func (l leveled) WithGroup(n string) slog.Handler { return leveled{l.Handler.Wit
 
 // start brings up whichever servers cfg does not point elsewhere, and fills
 // in cfg.MongoURI and cfg.TemporalAddress.
-func (e *embeddedServers) start(cfg *config.Config, log *slog.Logger, wantStore, wantTemporal bool) error {
+func (e *embeddedServers) start(cfg *settings.Config, log *slog.Logger, wantStore, wantTemporal bool) error {
 	if wantStore {
 		f, err := embedded.StartFerretDB(filepath.Join(cfg.DataDir, "store"), cfg.StoreAddr, quietLogger(log, slog.LevelError))
 		if err != nil {

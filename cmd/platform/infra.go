@@ -9,8 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"platform/config"
-	"platform/obs"
+	"platform/kernel/obs"
+	"platform/kernel/settings"
 )
 
 // runInfra runs only the embedded servers, for tests of the MongoDB path and
@@ -18,7 +18,7 @@ import (
 func runInfra(args []string) error {
 	var envFile string
 	var watchStdin bool
-	cfg, err := config.Load("infra", args, func(fs *flag.FlagSet) {
+	cfg, err := settings.Load("infra", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&envFile, "env-file", "", "also write MONGODB_URI and TEMPORAL_ADDRESS to this file once ready")
 		fs.BoolVar(&watchStdin, "exit-with-stdin", false, "exit when standard input closes (the parent test process died)")
 	})

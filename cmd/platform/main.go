@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"os"
 
-	"platform/config"
+	"platform/kernel/settings"
 )
 
 const usage = `usage: platform <command> [flags]
@@ -40,7 +40,7 @@ func main() {
 	}
 	if err := run(args); err != nil {
 		fmt.Fprintf(os.Stderr, "platform %s: %v\n", cmd, err)
-		var inv *config.InvalidError
+		var inv *settings.InvalidError
 		if errors.As(err, &inv) {
 			os.Exit(2)
 		}

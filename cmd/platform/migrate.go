@@ -15,13 +15,13 @@ import (
 
 	_ "modernc.org/sqlite" // for the Temporal database copy
 
-	"platform/config"
-	"platform/credentials"
-	"platform/obs"
-	"platform/store"
-	"platform/store/mongostore"
-	"platform/store/sqlitestore"
-	"platform/tenant"
+	"platform/kernel/obs"
+	"platform/kernel/settings"
+	"platform/kernel/store"
+	"platform/kernel/store/mongostore"
+	"platform/kernel/store/sqlitestore"
+	"platform/kernel/tenant"
+	"platform/modules/config/credentials"
 )
 
 // runMigrateStore copies every collection of the embedded SQLite store into
@@ -31,7 +31,7 @@ import (
 func runMigrateStore(args []string) error {
 	var to string
 	var batch int
-	cfg, err := config.Load("migrate-store", args, func(fs *flag.FlagSet) {
+	cfg, err := settings.Load("migrate-store", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&to, "to", "", "target MongoDB URI (required)")
 		fs.IntVar(&batch, "batch", 500, "documents per batch")
 	})
@@ -139,7 +139,7 @@ func (m *migration) save() error {
 // consistent snapshot of each database without stopping writers.
 func runBackup(args []string) error {
 	var to string
-	cfg, err := config.Load("backup", args, func(fs *flag.FlagSet) {
+	cfg, err := settings.Load("backup", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&to, "to", "", "directory to create for the backup (required)")
 	})
 	if err != nil {

@@ -16,10 +16,10 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"platform/app"
-	"platform/config"
-	"platform/obs"
-	"platform/store"
-	"platform/temporalx"
+	"platform/kernel/obs"
+	"platform/kernel/settings"
+	"platform/kernel/store"
+	"platform/kernel/temporalx"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -39,7 +39,7 @@ func runAPI(args []string) error    { return runRole(role{name: "api", api: true
 func runWorker(args []string) error { return runRole(role{name: "worker", worker: true}, args) }
 
 func runRole(r role, args []string) error {
-	cfg, err := config.Load(r.name, args)
+	cfg, err := settings.Load(r.name, args)
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func runRole(r role, args []string) error {
 
 // run starts the embedded servers, connects (retrying what may be late or
 // racing other replicas), wires the App and serves until SIGTERM.
-func run(ctx context.Context, r role, cfg *config.Config, f *front, log *slog.Logger, started time.Time) error {
+func run(ctx context.Context, r role, cfg *settings.Config, f *front, log *slog.Logger, started time.Time) error {
 	var emb embeddedServers
 	wantFerret := cfg.MongoURI == "" && cfg.EmbeddedStore == "ferretdb"
 	if err := emb.start(cfg, log, wantFerret, cfg.TemporalAddress == ""); err != nil {
@@ -106,18 +106,18 @@ func run(ctx context.Context, r role, cfg *config.Config, f *front, log *slog.Lo
 	return serve(ctx, r, a, f, retry, log, started)
 }
 
-func requireExternal(cfg *config.Config) error {
+func requireExternal(cfg *settings.Config) error {
 	if cfg.MongoURI == "" {
-		return &config.InvalidError{Env: "MONGODB_URI", Flag: "mongodb-uri", Reason: "required for this role (platform dev runs the embedded defaults)"}
+		return &settings.InvalidError{Env: "MONGODB_URI", Flag: "mongodb-uri", Reason: "required for this role (platform dev runs the embedded defaults)"}
 	}
 	if cfg.TemporalAddress == "" {
-		return &config.InvalidError{Env: "TEMPORAL_ADDRESS", Flag: "temporal-address", Reason: "required for this role (platform dev runs the embedded defaults)"}
+		return &settings.InvalidError{Env: "TEMPORAL_ADDRESS", Flag: "temporal-address", Reason: "required for this role (platform dev runs the embedded defaults)"}
 	}
 	return nil
 }
 
 // connect opens the store and dials Temporal, each retried until reachable.
-func connect(ctx context.Context, cfg *config.Config, log *slog.Logger, retry *retrier) (st store.Store, tc client.Client, err error) {
+func connect(ctx context.Context, cfg *settings.Config, log *slog.Logger, retry *retrier) (st store.Store, tc client.Client, err error) {
 	err = retry.do(ctx, "open the store", func(ctx context.Context) (err error) {
 		st, err = openStore(ctx, cfg)
 		return err
@@ -192,7 +192,7 @@ func seed(ctx context.Context, a *app.App) error {
 	return nil
 }
 
-func printSeed(cfg *config.Config, res *app.SeedResult) {
+func printSeed(cfg *settings.Config, res *app.SeedResult) {
 	out := os.Stdout
 	fmt.Fprintf(out, "\nPlatform dev is starting on %s (gateway %s), Temporal UI %s\n", cfg.HTTPAddr, cfg.GatewayURL, uiURL(cfg.TemporalUIPort))
 	fmt.Fprintf(out, "  customer:  %s (id %s)\n", res.Customer.Slug, res.Customer.ID)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"platform/api"
-	"platform/config"
+	"platform/kernel/settings"
 )
 
 // Waits between start-up attempts: short at first (a store a second late),
@@ -34,7 +34,7 @@ type retrier struct {
 	deadline time.Time
 }
 
-func newRetrier(cfg *config.Config, log *slog.Logger, started time.Time) *retrier {
+func newRetrier(cfg *settings.Config, log *slog.Logger, started time.Time) *retrier {
 	return &retrier{log: log, deadline: started.Add(cfg.StartupTimeout)}
 }
 
@@ -64,7 +64,7 @@ func (r *retrier) do(ctx context.Context, step string, fn func(ctx context.Conte
 
 // permanent errors are those no retry can fix: a bad setting.
 func permanent(err error) bool {
-	var inv *config.InvalidError
+	var inv *settings.InvalidError
 	return errors.As(err, &inv)
 }
 
@@ -82,7 +82,7 @@ type front struct {
 	errc    chan error // the server's end
 }
 
-func listen(cfg *config.Config, log *slog.Logger) (*front, error) {
+func listen(cfg *settings.Config, log *slog.Logger) (*front, error) {
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s (PLATFORM_HTTP_ADDR): %w", cfg.HTTPAddr, err)

@@ -4,15 +4,15 @@ import (
 	"context"
 	"fmt"
 
-	"platform/config"
-	"platform/store"
-	"platform/store/mongostore"
-	"platform/store/sqlitestore"
+	"platform/kernel/settings"
+	"platform/kernel/store"
+	"platform/kernel/store/mongostore"
+	"platform/kernel/store/sqlitestore"
 )
 
 // openStore opens the configured store: MongoDB (or the embedded FerretDB)
 // at cfg.MongoURI, else the embedded SQLite file.
-func openStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
+func openStore(ctx context.Context, cfg *settings.Config) (store.Store, error) {
 	if cfg.MongoURI == "" {
 		st, err := sqlitestore.Open(cfg.SQLitePath())
 		if err != nil {

@@ -2,7 +2,7 @@ package automation
 
 import (
 	"platform/api"
-	"platform/webhook"
+	"platform/modules/automation/webhook"
 )
 
 // WebhookDeliveries declares the read-only /webhookdeliveries: one record per

@@ -14,13 +14,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/converter"
 
-	"platform/dispatch"
-	"platform/events"
-	"platform/query"
-	"platform/store"
-	"platform/temporalx"
-	"platform/testenv"
-	"platform/webhook"
+	"platform/kernel/events"
+	"platform/kernel/query"
+	"platform/kernel/store"
+	"platform/kernel/temporalx"
+	"platform/modules/automation/dispatch"
+	"platform/modules/automation/webhook"
+	"platform/test/testenv"
 	"platform/workflows"
 )
 

@@ -6,9 +6,9 @@ import (
 
 	"platform/activities"
 	"platform/api"
-	"platform/runs"
+	"platform/kernel/store"
+	"platform/modules/automation/runs"
 	"platform/sandbox"
-	"platform/store"
 )
 
 // Deps are what the pipeline, trigger, function and run resources need

@@ -11,10 +11,10 @@ import (
 
 	"platform/activities"
 	"platform/api"
-	"platform/query"
-	"platform/runs"
+	"platform/kernel/query"
+	"platform/kernel/store"
+	"platform/modules/automation/runs"
 	"platform/sandbox"
-	"platform/store"
 )
 
 // Function limits.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"platform/config"
-	"platform/testenv"
+	"platform/kernel/settings"
+	"platform/test/testenv"
 )
 
 func TestFunctionsDeployAndInvoke(t *testing.T) {
@@ -88,7 +88,7 @@ func TestFunctionsDeployAndInvoke(t *testing.T) {
 // answers 503 with Retry-After instead of waiting its turn.
 func TestFunctionInvokeWhileTheSandboxIsBusy(t *testing.T) {
 	t.Parallel()
-	p := testenv.NewPlatform(t, testenv.Options{Configure: func(c *config.Config) {
+	p := testenv.NewPlatform(t, testenv.Options{Configure: func(c *settings.Config) {
 		c.SandboxSize, c.SandboxQueueTimeout = 1, 500*time.Millisecond
 	}})
 	tok := p.Token("automation.*")

@@ -17,8 +17,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"platform/config"
-	"platform/testenv"
+	"platform/kernel/settings"
+	"platform/test/testenv"
 )
 
 // received is one request a test receiver got.
@@ -85,7 +85,7 @@ func (r *receiver) waitFor(t *testing.T, path string, n int, timeout time.Durati
 func platformWithWorker(t *testing.T, o testenv.Options) *testenv.Platform {
 	o.Worker = true
 	prev := o.Configure
-	o.Configure = func(c *config.Config) {
+	o.Configure = func(c *settings.Config) {
 		c.OutboundAllow = []string{"127.0.0.1"}
 		if prev != nil {
 			prev(c)

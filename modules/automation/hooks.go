@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"platform/api"
-	"platform/runs"
-	"platform/store"
-	"platform/tenant"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/automation/runs"
 )
 
 // hookRoutes serves the public URLs of webhook triggers:

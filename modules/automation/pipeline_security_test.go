@@ -16,10 +16,10 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"platform/config"
-	"platform/store"
-	"platform/tenant"
-	"platform/testenv"
+	"platform/kernel/settings"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/test/testenv"
 )
 
 // TestHTTPStepRefusesInternalTargets: without PLATFORM_OUTBOUND_ALLOW an
@@ -168,7 +168,7 @@ func TestNotificationStepSendsMail(t *testing.T) {
 	srv := smtpmock.New(smtpmock.ConfigurationAttr{HostAddress: "127.0.0.1", MultipleRcptto: true, MultipleMessageReceiving: true})
 	require.NoError(t, srv.Start())
 	t.Cleanup(func() { _ = srv.Stop() })
-	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *config.Config) {
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *settings.Config) {
 		c.SMTPAddr, c.SMTPTLS, c.SMTPHelo = fmt.Sprintf("127.0.0.1:%d", srv.PortNumber()), "none", "localhost"
 		c.SMTPFrom = "Acme <noreply@acme.example>"
 	}})

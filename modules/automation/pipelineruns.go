@@ -9,9 +9,9 @@ import (
 	"go.temporal.io/api/serviceerror"
 
 	"platform/api"
-	"platform/query"
-	"platform/runs"
-	"platform/store"
+	"platform/kernel/query"
+	"platform/kernel/store"
+	"platform/modules/automation/runs"
 )
 
 // PipelineRuns declares the read-only /pipelineruns with the cancel and

@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"platform/api"
-	"platform/auth"
-	"platform/events"
-	"platform/pipeline"
-	"platform/runs"
+	"platform/kernel/auth"
+	"platform/kernel/events"
+	"platform/kernel/store"
+	"platform/modules/automation/pipeline"
+	"platform/modules/automation/runs"
+	"platform/modules/automation/webhook"
 	"platform/sandbox"
-	"platform/store"
-	"platform/webhook"
 )
 
 // Pipelines declares /pipelines: multi-step workflows run by Temporal.

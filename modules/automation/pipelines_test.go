@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"platform/testenv"
+	"platform/test/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.SandboxMain(m) }

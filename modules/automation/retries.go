@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"platform/api"
-	"platform/query"
-	"platform/store"
-	"platform/tenant"
-	"platform/webhook"
+	"platform/kernel/query"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/automation/webhook"
 	"platform/workflows"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"platform/obs"
-	"platform/testenv"
+	"platform/kernel/obs"
+	"platform/test/testenv"
 )
 
 // TestSecretNeverLogged captures every log line of the API, the worker and

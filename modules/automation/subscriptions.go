@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"time"
 
-	"platform/events"
-	"platform/identity"
-	"platform/runs"
-	"platform/store"
-	"platform/tenant"
-	"platform/webhook"
+	"platform/kernel/events"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/automation/runs"
+	"platform/modules/automation/webhook"
+	"platform/modules/identity"
 )
 
 // subscriptionsBackfill marks, in the global migrations collection, that

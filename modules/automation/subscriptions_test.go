@@ -7,11 +7,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"platform/events"
+	"platform/kernel/events"
+	"platform/kernel/query"
+	"platform/kernel/store"
 	"platform/modules/automation"
-	"platform/query"
-	"platform/store"
-	"platform/testenv"
+	"platform/test/testenv"
 	"platform/workflows"
 )
 

@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"platform/api"
-	"platform/events"
-	"platform/pipeline"
-	"platform/query"
-	"platform/runs"
-	"platform/store"
-	"platform/tenant"
-	"platform/webhook"
+	"platform/kernel/events"
+	"platform/kernel/query"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/automation/pipeline"
+	"platform/modules/automation/runs"
+	"platform/modules/automation/webhook"
 )
 
 // Trigger types.

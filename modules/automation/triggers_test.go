@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"platform/config"
-	"platform/runs"
-	"platform/testenv"
+	"platform/kernel/settings"
+	"platform/modules/automation/runs"
+	"platform/test/testenv"
 )
 
 func TestTriggerValidation(t *testing.T) {
@@ -112,7 +112,7 @@ func TestCronTriggerFiresRuns(t *testing.T) {
 
 func TestWebhookTrigger(t *testing.T) {
 	t.Parallel()
-	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *config.Config) { c.HookRateLimit = 3 }})
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *settings.Config) { c.HookRateLimit = 3 }})
 	p.CheckOpenAPI("automation")
 	tok := p.Token("automation.*")
 	r := p.Do("POST", "/automation/triggers", tok, map[string]any{"name": "shop orders", "type": "webhook"})

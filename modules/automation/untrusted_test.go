@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"platform/jsonlimit"
-	"platform/testenv"
+	"platform/kernel/jsonlimit"
+	"platform/test/testenv"
 )
 
 // deepObject nests objects levels deep around 1.

@@ -7,10 +7,10 @@ import (
 	"unicode/utf8"
 
 	"platform/api"
-	"platform/events"
-	"platform/store"
-	"platform/tenant"
-	"platform/webhook"
+	"platform/kernel/events"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/automation/webhook"
 )
 
 // MaxEventPatterns caps the events filter of one webhook.

@@ -7,11 +7,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"platform/events"
-	"platform/query"
-	"platform/store"
-	"platform/testenv"
-	"platform/webhook"
+	"platform/kernel/events"
+	"platform/kernel/query"
+	"platform/kernel/store"
+	"platform/modules/automation/webhook"
+	"platform/test/testenv"
 )
 
 const secret = "s3cr3t-0123456789-abcdefghij-KLMNOP" // 35 characters

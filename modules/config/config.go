@@ -1,13 +1,13 @@
-// Package configmodule is the config module (host label config, mounted at
+// Package config is the config module (host label config, mounted at
 // /config): so far the customers' credentials, stored encrypted (spec:
 // Config, "Secrets handled by the service"). Its path is modules/config;
 // the package name keeps it apart from platform/config (the settings).
-package configmodule
+package config
 
 import (
 	"platform/api"
-	"platform/audit"
-	"platform/credentials"
+	"platform/modules/audit"
+	"platform/modules/config/credentials"
 )
 
 // Version is the module's meta.version.host.

@@ -1,4 +1,4 @@
-package configmodule
+package config
 
 import (
 	"context"
@@ -8,11 +8,11 @@ import (
 	"regexp"
 
 	"platform/api"
-	"platform/audit"
-	"platform/auth"
-	"platform/credentials"
-	"platform/store"
-	"platform/tenant"
+	"platform/kernel/auth"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/audit"
+	"platform/modules/config/credentials"
 )
 
 // Rights beyond the generic view, create, edit and delete.

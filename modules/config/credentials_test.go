@@ -1,4 +1,4 @@
-package configmodule_test
+package config_test
 
 import (
 	"encoding/base64"
@@ -10,15 +10,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"platform/audit"
-	"platform/config"
-	"platform/credentials"
-	"platform/events"
-	"platform/obs"
-	"platform/query"
-	"platform/store"
-	"platform/tenant"
-	"platform/testenv"
+	"platform/kernel/events"
+	"platform/kernel/obs"
+	"platform/kernel/query"
+	"platform/kernel/settings"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/audit"
+	"platform/modules/config/credentials"
+	"platform/test/testenv"
 )
 
 const (
@@ -379,7 +379,7 @@ func TestSecrets(t *testing.T) {
 // not created or decrypted, with an answer naming the setting.
 func TestWithoutMasterKey(t *testing.T) {
 	t.Parallel()
-	p := testenv.NewPlatform(t, testenv.Options{Configure: func(c *config.Config) {
+	p := testenv.NewPlatform(t, testenv.Options{Configure: func(c *settings.Config) {
 		c.MasterKey, c.MongoURI, c.DataDir = "", "mongodb://external.invalid", t.TempDir()
 	}})
 	require.Nil(t, p.Vault)
@@ -397,7 +397,7 @@ func TestWithoutMasterKey(t *testing.T) {
 func TestGeneratedMasterKey(t *testing.T) {
 	t.Parallel()
 	data := t.TempDir()
-	embedded := func(c *config.Config) { c.MasterKey, c.MongoURI, c.DataDir = "", "", data }
+	embedded := func(c *settings.Config) { c.MasterKey, c.MongoURI, c.DataDir = "", "", data }
 	p := testenv.NewPlatform(t, testenv.Options{Store: "sqlite", Configure: embedded})
 	require.NotNil(t, p.Vault)
 	st, err := os.Stat(filepath.Join(data, "master.key"))

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"platform/modules/crm"
-	"platform/testenv"
+	"platform/test/testenv"
 )
 
 // personal are the consumer fields anonymize removes.

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"platform/testenv"
+	"platform/test/testenv"
 )
 
 // The route tables: every CRM route on its happy path, with the records in

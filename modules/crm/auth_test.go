@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"platform/testenv"
+	"platform/test/testenv"
 )
 
 func TestAuthentication(t *testing.T) {

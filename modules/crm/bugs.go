@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"platform/api"
-	"platform/store"
-	"platform/tenant"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
 )
 
 var _ api.BugReporter = (*BugRecorder)(nil)

@@ -12,11 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"platform/api"
+	"platform/kernel/obs"
+	"platform/kernel/query"
+	"platform/kernel/store"
 	"platform/modules/crm"
-	"platform/obs"
-	"platform/query"
-	"platform/store"
-	"platform/testenv"
+	"platform/test/testenv"
 )
 
 // TestBugTasksHidden: runtime errors are tasks of type Bug, which callers

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"platform/query"
-	"platform/store"
-	"platform/testenv"
+	"platform/kernel/query"
+	"platform/kernel/store"
+	"platform/test/testenv"
 )
 
 // TestDuplicateEmail: an e-mail address is unique per customer, on every

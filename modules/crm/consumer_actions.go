@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"platform/api"
-	"platform/query"
-	"platform/store"
+	"platform/kernel/query"
+	"platform/kernel/store"
 )
 
 // personalFields are removed by anonymize; the e-mail is replaced because

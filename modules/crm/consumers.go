@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"platform/api"
-	"platform/store"
+	"platform/kernel/store"
 )
 
 // Consumer states. A consumer starts as a lead; it becomes active with its

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
-	"platform/testenv"
+	"platform/test/testenv"
 )
 
 // TestOutputFormats: JSON, YAML (by Accept and by ?format=) and CSV (header

@@ -21,10 +21,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"platform/auth"
-	"platform/store"
-	"platform/tenant"
-	"platform/testenv"
+	"platform/kernel/auth"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/test/testenv"
 )
 
 // allRights is the scope of a CRM administrator: every CRM right (the Bug

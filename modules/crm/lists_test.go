@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"platform/testenv"
+	"platform/test/testenv"
 )
 
 // TestListQueries: pagination, totals, projection, sorting, shorthand and

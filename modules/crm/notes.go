@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"platform/api"
-	"platform/auth"
-	"platform/store"
+	"platform/kernel/auth"
+	"platform/kernel/store"
 )
 
 // Notes declares /notes: annotations on any record of the customer.

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
-	"platform/testenv"
+	"platform/test/testenv"
 )
 
 // TestOpenAPIDocuments: the module's and each resource's descriptions are

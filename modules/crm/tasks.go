@@ -6,9 +6,9 @@ import (
 	"net/http"
 
 	"platform/api"
-	"platform/auth"
-	"platform/query"
-	"platform/store"
+	"platform/kernel/auth"
+	"platform/kernel/query"
+	"platform/kernel/store"
 )
 
 // Task states and their moves: open -> in-progress -> done (open -> done is

@@ -16,9 +16,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"platform/api"
-	"platform/jsonlimit"
-	"platform/store"
-	"platform/testenv"
+	"platform/kernel/jsonlimit"
+	"platform/kernel/store"
+	"platform/test/testenv"
 )
 
 // deepCustom is a consumer body whose customCRM nests objects to depth

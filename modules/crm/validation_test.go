@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"platform/testenv"
+	"platform/test/testenv"
 )
 
 // Every way a body or a path can be refused. run asserts for each that no

@@ -11,10 +11,10 @@ import (
 	"strings"
 
 	"platform/api"
-	"platform/identity"
-	"platform/oauth/scopes"
-	"platform/store"
-	"platform/tenant"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/identity"
+	"platform/modules/oauth/scopes"
 )
 
 // Version is the module's meta.version.host.

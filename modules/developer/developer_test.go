@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/oauth2/clientcredentials"
 
-	"platform/testenv"
+	"platform/test/testenv"
 )
 
 // TestApps: the secret is shown once, stored only as a hash, rotated by

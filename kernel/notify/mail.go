@@ -1,0 +1,164 @@
+package notify
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/textproto"
+	"strconv"
+	"strings"
+	"time"
+
+	gomail "github.com/wneessen/go-mail"
+
+	"platform/kernel/outbound"
+)
+
+// TLS modes of a Mailer.
+const (
+	TLSNone     = "none"     // plain SMTP; for tests and a relay on the same host
+	TLSStartTLS = "starttls" // plain connection upgraded with STARTTLS, which is required
+	TLSImplicit = "tls"      // TLS from the first byte (SMTPS, usually port 465)
+)
+
+// DefaultMailTimeout bounds one Send of a Mailer whose Timeout is zero.
+const DefaultMailTimeout = 30 * time.Second
+
+// Mailer sends the mail channel over SMTP, one connection per Send, as a
+// text/plain message with all recipients in To.
+type Mailer struct {
+	Addr     string // host:port of the SMTP server
+	From     string // envelope and header sender, e.g. platform@example.com or "Platform <platform@example.com>"
+	Username string // empty: no SMTP AUTH
+	Password string
+	TLS      string        // TLSNone, TLSStartTLS (also when empty) or TLSImplicit
+	Timeout  time.Duration // of the connection and each SMTP command; zero: DefaultMailTimeout
+	HELO     string        // name sent with EHLO; empty: the machine's host name
+
+	// TLSConfig overrides the TLS settings (e.g. a private CA); its
+	// ServerName defaults to the host of Addr.
+	TLSConfig *tls.Config
+}
+
+// Send delivers m as one mail. SMTP 5xx replies are permanent errors, 4xx
+// replies, connection failures and time-outs are transient.
+func (ml *Mailer) Send(ctx context.Context, m Message) error {
+	if err := ValidateRecipients(ChannelMail, m.To); err != nil {
+		return err
+	}
+	timeout := ml.timeout(ctx)
+	client, err := ml.client(timeout)
+	if err != nil {
+		return Permanent(&outbound.Failure{Cause: "the mail channel is misconfigured", Err: fmt.Errorf("notify: mail: %w", err)})
+	}
+	msg := gomail.NewMsg()
+	msg.SetUserAgent("platform")
+	if err := msg.From(ml.From); err != nil {
+		return Permanent(fmt.Errorf("notify: mail: sender %q: %w", ml.From, err))
+	}
+	if err := msg.To(m.To...); err != nil {
+		return Permanent(fmt.Errorf("%w: %v", ErrInvalidRecipient, err))
+	}
+	msg.Subject(oneLine(m.Subject))
+	msg.SetBodyString(gomail.TypeTextPlain, m.Body)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := client.DialAndSendWithContext(ctx, msg); err != nil {
+		return classifySMTP(ml.Addr, timeout, err)
+	}
+	return nil
+}
+
+// timeout is the time-out of one Send: the shorter of Timeout and what is
+// left of ctx.
+func (ml *Mailer) timeout(ctx context.Context) time.Duration {
+	timeout := ml.Timeout
+	if timeout <= 0 {
+		timeout = DefaultMailTimeout
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl); left < timeout {
+			timeout = max(left, time.Millisecond)
+		}
+	}
+	return timeout
+}
+
+// client builds the go-mail client of one Send.
+func (ml *Mailer) client(timeout time.Duration) (*gomail.Client, error) {
+	host, portStr, err := net.SplitHostPort(ml.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("address %q: want host:port", ml.Addr)
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		return nil, fmt.Errorf("address %q: bad port", ml.Addr)
+	}
+	tlsConf := &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}
+	if ml.TLSConfig != nil {
+		tlsConf = ml.TLSConfig.Clone()
+		if tlsConf.ServerName == "" {
+			tlsConf.ServerName = host
+		}
+	}
+	opts := []gomail.Option{gomail.WithPort(port), gomail.WithTimeout(timeout), gomail.WithTLSConfig(tlsConf)}
+	switch ml.TLS {
+	case TLSNone:
+		opts = append(opts, gomail.WithTLSPolicy(gomail.NoTLS))
+	case TLSStartTLS, "":
+		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))
+	case TLSImplicit:
+		opts = append(opts, gomail.WithSSL())
+	default:
+		return nil, fmt.Errorf("TLS mode %q: want none, starttls or tls", ml.TLS)
+	}
+	if ml.HELO != "" {
+		opts = append(opts, gomail.WithHELO(ml.HELO))
+	}
+	if ml.Username != "" {
+		// Auto-discovery picks the strongest mechanism the server offers and
+		// never sends a password in clear text over an unencrypted connection.
+		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthAutoDiscover),
+			gomail.WithUsername(ml.Username), gomail.WithPassword(ml.Password))
+	}
+	return gomail.NewClient(host, opts...)
+}
+
+// classifySMTP marks SMTP 5xx replies permanent; everything else stays
+// transient. The tenant reads the reply's codes, not its text (a server may
+// quote the worker's address in it), or how the call failed; the server's
+// address stays in the log.
+func classifySMTP(addr string, timeout time.Duration, err error) error {
+	wrapped := fmt.Errorf("notify: mail via %s: %w", addr, err)
+	code, enhanced := smtpReply(err)
+	if code == 0 {
+		return outbound.CallFailed("the mail server", timeout, wrapped)
+	}
+	failed := &outbound.Failure{Cause: strings.TrimSpace(fmt.Sprintf("the mail server answered %d %s", code, enhanced)), Err: wrapped}
+	if code/100 == 5 {
+		return Permanent(failed)
+	}
+	return failed
+}
+
+// smtpReply is the reply code (and enhanced status code, RFC 3463, if
+// any) of an SMTP failure in err; 0 if there is none.
+func smtpReply(err error) (int, string) {
+	var se *gomail.SendError
+	if errors.As(err, &se) {
+		return se.ErrorCode(), se.EnhancedStatusCode() // the reply of the failed command, e.g. 550 of RCPT TO
+	}
+	var te *textproto.Error
+	if errors.As(err, &te) {
+		return te.Code, ""
+	}
+	return 0, ""
+}
+
+// oneLine turns line breaks of a subject into spaces.
+func oneLine(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\r' || r == '\n' }), " ")
+}

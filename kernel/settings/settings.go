@@ -1,0 +1,356 @@
+// Package settings reads the platform's settings from environment variables
+// and flags (flags win) and validates them before anything starts, so a
+// wrong value stops the process with one line naming the setting.
+package settings
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"net/mail"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting of every role.
+type Config struct {
+	DataDir           string
+	HTTPAddr          string
+	MongoURI          string
+	MongoDatabase     string
+	StoreAddr         string // embedded MongoDB-wire server (platform infra, or dev with PLATFORM_STORE=ferretdb)
+	EmbeddedStore     string // "sqlite" or "ferretdb": the store platform dev embeds without MONGODB_URI
+	TemporalAddress   string
+	TemporalNamespace string
+	TemporalPort      int
+	TemporalUIPort    int
+	TaskQueue         string
+	GatewayURL        string
+	PlatformDomain    string // module host form: <label>-api.<PlatformDomain>
+	ModuleScheme      string
+	AuthURL           string
+	LoginURL          string
+	AuditURL          string
+	TrackingURL       string
+	RateLimit         int
+	RateWindow        time.Duration
+	OutboundAllow     []string
+	WebhookTimeout    time.Duration // one webhook delivery attempt
+	AdminPassword     string
+	LogLevel          string
+	MaxBodyBytes      int64
+	ShutdownTimeout   time.Duration
+	DrainDelay        time.Duration
+	SandboxSize       int // sandbox child processes kept per process
+	HookRateLimit     int // calls per minute of one incoming-webhook URL
+
+	// SandboxQueueTimeout is how long a call waits for a free sandbox
+	// child before it is refused (503, or a retryable step failure).
+	SandboxQueueTimeout time.Duration
+	// StartupTimeout bounds how long start-up retries a store or Temporal
+	// that is not reachable yet.
+	StartupTimeout time.Duration
+	// HTTP time-outs (api.NewHTTPServer): the headers, the whole request
+	// (headers and body), and an idle keep-alive connection.
+	HTTPReadHeaderTimeout time.Duration
+	HTTPReadTimeout       time.Duration
+	HTTPIdleTimeout       time.Duration
+
+	// SandboxCommand starts a sandbox child (default: this executable's
+	// `sandbox` subcommand); tests point it at the test binary. SandboxEnv
+	// is added to the child's environment. Neither is a setting.
+	SandboxCommand []string
+	SandboxEnv     []string
+	// MasterKey (PLATFORM_MASTER_KEY) encrypts the stored credentials
+	// (package credentials); never logged nor shown in --help.
+	MasterKey string
+
+	// Notification channels (package notify); an empty address or URL turns the channel off.
+	SMTPAddr     string // host:port of the SMTP server
+	SMTPFrom     string
+	SMTPUsername string
+	SMTPPassword string // never logged nor shown in --help
+	SMTPTLS      string // none, starttls or tls
+	SMTPHelo     string // name sent with EHLO; empty: the host name
+	SMSURL       string
+	SMSToken     string // never logged nor shown in --help
+	PushURL      string
+	PushToken    string // never logged nor shown in --help
+}
+
+// setting is one configurable value: its env name, flag name, default and parser.
+type setting struct {
+	env, flag, def, help string
+	apply                func(c *Config, v string) error
+}
+
+// InvalidError names the setting (or a command's flag: no Env) that failed
+// validation.
+type InvalidError struct {
+	Env, Flag, Value, Reason string
+}
+
+func (e *InvalidError) Error() string {
+	if e.Env == "" { // a flag of one command, not a setting
+		return fmt.Sprintf("invalid flag --%s = %q: %s", e.Flag, e.Value, e.Reason)
+	}
+	return fmt.Sprintf("invalid setting %s (--%s) = %q: %s", e.Env, e.Flag, e.Value, e.Reason)
+}
+
+func settings() []setting {
+	return []setting{
+		{"PLATFORM_DATA", "data", "./data", "directory of the embedded stores", func(c *Config, v string) error { c.DataDir = v; return nonEmpty(v) }},
+		{"PLATFORM_HTTP_ADDR", "http", ":8080", "HTTP listen address", func(c *Config, v string) error { c.HTTPAddr = v; return hostPort(v) }},
+		{"MONGODB_URI", "mongodb-uri", "", "MongoDB URI; empty: embedded store", func(c *Config, v string) error { c.MongoURI = v; return mongoURI(v) }},
+		{"PLATFORM_MONGODB_DATABASE", "mongodb-database", "platform", "MongoDB database name", func(c *Config, v string) error { c.MongoDatabase = v; return nonEmpty(v) }},
+		{"PLATFORM_STORE_ADDR", "store-addr", "127.0.0.1:27017", "address of the embedded MongoDB-wire server", func(c *Config, v string) error { c.StoreAddr = v; return hostPort(v) }},
+		{"PLATFORM_EMBEDDED_STORE", "embedded-store", "sqlite", "embedded store without MONGODB_URI: sqlite (fast) or ferretdb (MongoDB wire protocol)", func(c *Config, v string) error { c.EmbeddedStore = v; return oneOf(v, "ferretdb", "sqlite") }},
+		{"TEMPORAL_ADDRESS", "temporal-address", "", "Temporal frontend host:port; empty: embedded server", func(c *Config, v string) error { c.TemporalAddress = v; return optional(v, hostPort) }},
+		{"TEMPORAL_NAMESPACE", "temporal-namespace", "default", "Temporal namespace", func(c *Config, v string) error { c.TemporalNamespace = v; return nonEmpty(v) }},
+		{"PLATFORM_TEMPORAL_PORT", "temporal-port", "7233", "embedded Temporal frontend port", func(c *Config, v string) (err error) { c.TemporalPort, err = port(v); return }},
+		{"PLATFORM_TEMPORAL_UI_PORT", "temporal-ui-port", "8233", "embedded Temporal Web UI port (0: off)", func(c *Config, v string) (err error) { c.TemporalUIPort, err = port(v); return }},
+		{"PLATFORM_TASK_QUEUE", "task-queue", "platform", "Temporal task queue of the worker", func(c *Config, v string) error { c.TaskQueue = v; return nonEmpty(v) }},
+		{"PLATFORM_GATEWAY_URL", "gateway-url", "http://localhost:8080", "public base URL of the gateway", func(c *Config, v string) error { c.GatewayURL = strings.TrimRight(v, "/"); return absURL(v) }},
+		{"PLATFORM_DOMAIN", "domain", "localhost:8080", "module hosts are <label>-api.<domain>", func(c *Config, v string) error { c.PlatformDomain = v; return nonEmpty(v) }},
+		{"PLATFORM_MODULE_SCHEME", "module-scheme", "http", "scheme of module base URLs", func(c *Config, v string) error { c.ModuleScheme = v; return oneOf(v, "http", "https") }},
+		{"PLATFORM_AUTH_URL", "auth-url", "", "base URL of the token service (default: gateway)", func(c *Config, v string) error { c.AuthURL = strings.TrimRight(v, "/"); return optional(v, absURL) }},
+		{"PLATFORM_LOGIN_URL", "login-url", "", "base URL of the consent screen (default: gateway)", func(c *Config, v string) error { c.LoginURL = strings.TrimRight(v, "/"); return optional(v, absURL) }},
+		{"PLATFORM_AUDIT_URL", "audit-url", "", "base URL of the audit trail (default: gateway/audit)", func(c *Config, v string) error { c.AuditURL = strings.TrimRight(v, "/"); return optional(v, absURL) }},
+		{"PLATFORM_TRACKING_URL", "tracking-url", "", "base URL of mail tracking (default: gateway/t)", func(c *Config, v string) error { c.TrackingURL = strings.TrimRight(v, "/"); return optional(v, absURL) }},
+		{"PLATFORM_RATE_LIMIT", "rate-limit", "2500", "requests per window per customer", func(c *Config, v string) (err error) { c.RateLimit, err = positive(v); return }},
+		{"PLATFORM_RATE_WINDOW", "rate-window", "1m", "rate-limit window", func(c *Config, v string) (err error) { c.RateWindow, err = duration(v); return }},
+		{"PLATFORM_OUTBOUND_ALLOW", "outbound-allow", "", "hosts, host:port or CIDRs outbound calls may reach although private", func(c *Config, v string) error { c.OutboundAllow = splitList(v); return allowList(c.OutboundAllow) }},
+		{"PLATFORM_WEBHOOK_TIMEOUT", "webhook-timeout", "10s", "time-out of one webhook delivery attempt (at most 4m)", func(c *Config, v string) (err error) { c.WebhookTimeout, err = atMost(v, MaxWebhookTimeout); return }},
+		{"PLATFORM_ADMIN_PASSWORD", "admin-password", "", "password of the seeded admin (default: generated)", func(c *Config, v string) error { c.AdminPassword = v; return nil }},
+		{"PLATFORM_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", func(c *Config, v string) error { c.LogLevel = v; return oneOf(v, "debug", "info", "warn", "error") }},
+		{"PLATFORM_MAX_BODY", "max-body", "1048576", "largest accepted request body in bytes", func(c *Config, v string) error { n, err := positive(v); c.MaxBodyBytes = int64(n); return err }},
+		{"PLATFORM_DRAIN_DELAY", "drain-delay", "1s", "after SIGTERM, answer /readyz 503 and keep serving this long before closing the listener", func(c *Config, v string) (err error) {
+			c.DrainDelay, err = time.ParseDuration(v)
+			if err != nil || c.DrainDelay < 0 {
+				return fmt.Errorf("want a duration such as 0s or 5s")
+			}
+			return nil
+		}},
+		{"PLATFORM_SANDBOX_SIZE", "sandbox-size", "2", "sandbox child processes that run user code (functions, transforms)", func(c *Config, v string) (err error) { c.SandboxSize, err = positive(v); return }},
+		{"PLATFORM_SANDBOX_QUEUE_TIMEOUT", "sandbox-queue-timeout", "5s", "how long a call of user code waits for a free sandbox child before it is refused with 503 (at most 10s)", func(c *Config, v string) (err error) {
+			c.SandboxQueueTimeout, err = atMost(v, MaxSandboxQueueTimeout)
+			return
+		}},
+		{"PLATFORM_HOOK_RATE_LIMIT", "hook-rate-limit", "60", "calls per minute one incoming-webhook trigger URL accepts", func(c *Config, v string) (err error) { c.HookRateLimit, err = positive(v); return }},
+		{"PLATFORM_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long SIGTERM waits for in-flight work", func(c *Config, v string) (err error) { c.ShutdownTimeout, err = duration(v); return }},
+		{"PLATFORM_STARTUP_TIMEOUT", "startup-timeout", "2m", "how long start-up retries a store or Temporal that is not reachable yet before the process exits", func(c *Config, v string) (err error) { c.StartupTimeout, err = duration(v); return }},
+		{"PLATFORM_HTTP_READ_HEADER_TIMEOUT", "http-read-header-timeout", "10s", "time a client has to send a request's headers", func(c *Config, v string) (err error) { c.HTTPReadHeaderTimeout, err = duration(v); return }},
+		{"PLATFORM_HTTP_READ_TIMEOUT", "http-read-timeout", "30s", "time a client has to send a whole request, headers and body", func(c *Config, v string) (err error) { c.HTTPReadTimeout, err = duration(v); return }},
+		{"PLATFORM_HTTP_IDLE_TIMEOUT", "http-idle-timeout", "2m", "how long an idle keep-alive connection stays open", func(c *Config, v string) (err error) { c.HTTPIdleTimeout, err = duration(v); return }},
+		{"PLATFORM_MASTER_KEY", "master-key", "", "master key of the credential encryption: 32 random bytes as base64 or 64 hex characters, the same for every process; empty: generated once into <data>/master.key for the embedded store", func(c *Config, v string) error {
+			c.MasterKey = strings.TrimSpace(v)
+			return optional(c.MasterKey, func(k string) error { _, err := ParseMasterKey(k); return err })
+		}},
+		{"PLATFORM_SMTP_ADDR", "smtp-addr", "", "SMTP server host:port of the mail notification channel; empty: mail off", func(c *Config, v string) error { c.SMTPAddr = v; return optional(v, hostPort) }},
+		{"PLATFORM_SMTP_FROM", "smtp-from", "platform@localhost", "sender address of notification mails", func(c *Config, v string) error { c.SMTPFrom = v; return mailAddress(v) }},
+		{"PLATFORM_SMTP_USERNAME", "smtp-username", "", "SMTP AUTH user; empty: no AUTH", func(c *Config, v string) error { c.SMTPUsername = v; return nil }},
+		{"PLATFORM_SMTP_PASSWORD", "smtp-password", "", "SMTP AUTH password", func(c *Config, v string) error { c.SMTPPassword = v; return nil }},
+		{"PLATFORM_SMTP_HELO", "smtp-helo", "", "name sent with EHLO (default: this machine's host name)", func(c *Config, v string) error { c.SMTPHelo = v; return nil }},
+		{"PLATFORM_SMTP_TLS", "smtp-tls", "starttls", "SMTP encryption: starttls (required), tls (implicit, port 465) or none (tests and local relays)", func(c *Config, v string) error { c.SMTPTLS = v; return oneOf(v, "none", "starttls", "tls") }},
+		{"PLATFORM_SMS_URL", "sms-url", "", "URL the sms notification channel POSTs {to, body} to; empty: sms off", func(c *Config, v string) error { c.SMSURL = v; return optional(v, absURL) }},
+		{"PLATFORM_SMS_TOKEN", "sms-token", "", "bearer token sent to PLATFORM_SMS_URL", func(c *Config, v string) error { c.SMSToken = v; return nil }},
+		{"PLATFORM_PUSH_URL", "push-url", "", "URL the push notification channel POSTs {to, title, body, data} to; empty: push off", func(c *Config, v string) error { c.PushURL = v; return optional(v, absURL) }},
+		{"PLATFORM_PUSH_TOKEN", "push-token", "", "bearer token sent to PLATFORM_PUSH_URL", func(c *Config, v string) error { c.PushToken = v; return nil }},
+	}
+}
+
+// Load parses args (flags) over the environment. The returned error is a
+// single line naming the setting.
+func Load(name string, args []string, extra ...func(fs *flag.FlagSet)) (*Config, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	for _, add := range extra {
+		add(fs)
+	}
+	all := settings()
+	vals := make([]*string, len(all))
+	for i, s := range all {
+		def := s.def
+		if v, ok := os.LookupEnv(s.env); ok {
+			def = v
+		}
+		vals[i] = fs.String(s.flag, def, s.help+" ("+s.env+")")
+		if secretSettings[s.env] {
+			fs.Lookup(s.flag).DefValue = "" // --help must not print a secret taken from the environment
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	c := &Config{}
+	for i, s := range all {
+		if err := s.apply(c, *vals[i]); err != nil {
+			val := *vals[i]
+			if secretSettings[s.env] {
+				val = "(hidden)"
+			}
+			return nil, &InvalidError{Env: s.env, Flag: s.flag, Value: val, Reason: err.Error()}
+		}
+	}
+	c.fillDefaults()
+	return c, nil
+}
+
+func (c *Config) fillDefaults() {
+	if c.AuthURL == "" {
+		c.AuthURL = c.GatewayURL
+	}
+	if c.LoginURL == "" {
+		c.LoginURL = c.GatewayURL
+	}
+	if c.AuditURL == "" {
+		c.AuditURL = c.GatewayURL + "/audit"
+	}
+	if c.TrackingURL == "" {
+		c.TrackingURL = c.GatewayURL + "/t"
+	}
+}
+
+// UsesEmbeddedSQLite says whether the store is the embedded SQLite file.
+func (c *Config) UsesEmbeddedSQLite() bool { return c.MongoURI == "" && c.EmbeddedStore == "sqlite" }
+
+// SQLitePath is the embedded store's file.
+func (c *Config) SQLitePath() string { return filepath.Join(c.DataDir, "store", "platform.db") }
+
+// AdminSocket is where a running `platform dev` answers admin commands.
+func (c *Config) AdminSocket() string { return filepath.Join(c.DataDir, "admin.sock") }
+
+// ModuleBaseURL is {module_base_url} of a module's host label.
+func (c *Config) ModuleBaseURL(label string) string {
+	return c.ModuleScheme + "://" + label + "-api." + c.PlatformDomain
+}
+
+// secretSettings are never shown: --help leaves out their values, and
+// InvalidError never quotes one.
+var secretSettings = map[string]bool{"PLATFORM_MASTER_KEY": true, "PLATFORM_SMTP_PASSWORD": true, "PLATFORM_SMS_TOKEN": true, "PLATFORM_PUSH_TOKEN": true}
+
+func mailAddress(v string) error {
+	if _, err := mail.ParseAddress(v); err != nil {
+		return fmt.Errorf("want a mail address such as platform@example.com")
+	}
+	return nil
+}
+
+func nonEmpty(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("must not be empty")
+	}
+	return nil
+}
+
+func optional(v string, check func(string) error) error {
+	if v == "" {
+		return nil
+	}
+	return check(v)
+}
+
+func hostPort(v string) error {
+	_, p, err := net.SplitHostPort(v)
+	if err != nil {
+		return fmt.Errorf("want host:port")
+	}
+	_, err = port(p)
+	return err
+}
+
+func port(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 65535 {
+		return 0, fmt.Errorf("want a port number 0-65535")
+	}
+	return n, nil
+}
+
+func positive(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("want a positive whole number")
+	}
+	return n, nil
+}
+
+func duration(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("want a positive duration such as 30s or 1m")
+	}
+	return d, nil
+}
+
+// MaxWebhookTimeout bounds PLATFORM_WEBHOOK_TIMEOUT: the delivery workflow
+// gives each attempt five minutes before Temporal counts it as lost.
+const MaxWebhookTimeout = 4 * time.Minute
+
+// MaxSandboxQueueTimeout bounds PLATFORM_SANDBOX_QUEUE_TIMEOUT: a pipeline
+// step's local activity has 45 s for the queue, the code's 30 s at most
+// and the kill of a runaway child.
+const MaxSandboxQueueTimeout = 10 * time.Second
+
+func atMost(v string, limit time.Duration) (time.Duration, error) {
+	d, err := duration(v)
+	if err == nil && d > limit {
+		return 0, fmt.Errorf("want at most %s", limit)
+	}
+	return d, err
+}
+
+func oneOf(v string, allowed ...string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("want one of %s", strings.Join(allowed, ", "))
+}
+
+func absURL(v string) error {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("want an absolute http(s) URL")
+	}
+	return nil
+}
+
+func mongoURI(v string) error {
+	if v == "" {
+		return nil
+	}
+	if !strings.HasPrefix(v, "mongodb://") && !strings.HasPrefix(v, "mongodb+srv://") {
+		return fmt.Errorf("want a mongodb:// or mongodb+srv:// URI")
+	}
+	return nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func allowList(items []string) error {
+	for _, it := range items {
+		if strings.Contains(it, "/") {
+			if _, _, err := net.ParseCIDR(it); err != nil {
+				return fmt.Errorf("%q is not a CIDR range", it)
+			}
+		}
+	}
+	return nil
+}

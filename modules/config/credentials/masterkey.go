@@ -1,0 +1,185 @@
+package credentials
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"platform/kernel/query"
+	"platform/kernel/settings"
+	"platform/kernel/store"
+)
+
+// MasterKeyFile is the file in the data directory that holds the generated
+// master key of an installation on the embedded store.
+const MasterKeyFile = "master.key"
+
+// MasterKeyPath is where the embedded installation keeps its master key.
+func MasterKeyPath(cfg *settings.Config) string { return filepath.Join(cfg.DataDir, MasterKeyFile) }
+
+// LoadOrCreateMasterKey returns the installation's master key:
+//   - PLATFORM_MASTER_KEY (cfg.MasterKey) when set;
+//   - else, when the store is embedded (no MONGODB_URI), <DataDir>/master.key,
+//     generated on first use (mode 0600, created atomically, never replaced);
+//   - else an error wrapping ErrNoMasterKey: processes that share a real
+//     MongoDB must share one configured key, which no single process can
+//     generate for the others.
+//
+// The key file lives beside the database, not in it, so a copy of the
+// database alone does not reveal the credentials.
+func LoadOrCreateMasterKey(cfg *settings.Config) ([]byte, error) {
+	if cfg.MasterKey != "" {
+		key, err := ParseMasterKey(cfg.MasterKey)
+		if err != nil {
+			return nil, fmt.Errorf("PLATFORM_MASTER_KEY: %w", err)
+		}
+		return key, nil
+	}
+	if cfg.MongoURI != "" {
+		return nil, fmt.Errorf("%w (MONGODB_URI is set: a key is generated only for the embedded store)", ErrNoMasterKey)
+	}
+	path := MasterKeyPath(cfg)
+	key, err := readKeyFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return createKeyFile(path)
+	}
+	return key, err
+}
+
+// FromConfig returns the vault of cfg's master key (LoadOrCreateMasterKey).
+// Without a key it returns nil and an error wrapping ErrNoMasterKey.
+func FromConfig(cfg *settings.Config) (*Vault, error) {
+	key, err := LoadOrCreateMasterKey(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return NewVault(key)
+}
+
+func readKeyFile(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	key, err := ParseMasterKey(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("master key file %s: %w", path, err)
+	}
+	return key, nil
+}
+
+// createKeyFile writes a new key to a temporary file, syncs it, and links
+// it into place: the key file appears complete or not at all, and of two
+// processes starting at once the second reads the first one's key.
+func createKeyFile(path string) ([]byte, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("master key: %w", err)
+	}
+	key := NewMasterKey()
+	tmp, err := os.CreateTemp(dir, ".master.key-*") // mode 0600
+	if err != nil {
+		return nil, fmt.Errorf("master key: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(EncodeMasterKey(key) + "\n")
+	if err == nil {
+		err = tmp.Chmod(0o600)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("master key: write %s: %w", tmp.Name(), err)
+	}
+	if err := os.Link(tmp.Name(), path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return readKeyFile(path) // another process created it first
+		}
+		return nil, fmt.Errorf("master key: create %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync() // make the new name durable
+		_ = d.Close()
+	}
+	return key, nil
+}
+
+// KeysCollection (global, not per customer) remembers the id of the master
+// key the stored credentials are sealed under.
+const KeysCollection = "credentialkeys"
+
+const keysDoc = "master"
+
+// CheckStore refuses a master key other than the one the store's
+// credentials are sealed under: a lost master.key replaced by a new one, or
+// processes configured with different keys, would otherwise write values
+// the others cannot open. The first vault to meet a store registers its key
+// id; another key is accepted only while no credential has been sealed
+// (NoteSealed).
+func (v *Vault) CheckStore(ctx context.Context, st store.Store) error {
+	if v == nil {
+		return ErrNoMasterKey
+	}
+	coll := st.Global(KeysCollection)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	doc, err := coll.Upsert(ctx, keysDoc, store.Update{SetOnInsert: store.Doc{"keyId": v.keyID, "since": now, "sealed": false}})
+	if err != nil {
+		return fmt.Errorf("credential key check: %w", err)
+	}
+	stored, _ := doc["keyId"].(string)
+	if stored == v.keyID {
+		return nil
+	}
+	if doc["sealed"] == true {
+		return wrongKey(fmt.Sprintf("the master key (id %s) is not the one the stored credentials are sealed under (id %s): "+
+			"restore the original PLATFORM_MASTER_KEY or %s; every api and worker process needs the same key", v.keyID, stored, MasterKeyFile))
+	}
+	// Nothing sealed yet: take over. Conditional, so that of two processes
+	// with different keys starting at once one wins and the other fails.
+	_, err = coll.Update(ctx, query.AllOf(query.ID(keysDoc), query.Eq("keyId", stored), query.Eq("sealed", false)),
+		store.Update{Set: store.Doc{"keyId": v.keyID, "since": now}})
+	if errors.Is(err, store.ErrNotFound) {
+		return wrongKey("another process registered a different master key meanwhile; every api and worker process needs the same key")
+	}
+	if err != nil {
+		return fmt.Errorf("credential key check: %w", err)
+	}
+	return nil
+}
+
+// wrongKey is a master key the store refuses: a bad setting, which no
+// retry fixes (start-up stops at once, exit code 2). The key is not shown.
+func wrongKey(reason string) error {
+	return &settings.InvalidError{Env: "PLATFORM_MASTER_KEY", Flag: "master-key", Value: "(not shown)", Reason: reason}
+}
+
+// NoteSealed records in the store, once per process, that credentials are
+// sealed under this vault's key, so CheckStore refuses any other key from
+// then on. It fails when the store names another key (a process with a
+// different key took over): then nothing must be sealed.
+func (v *Vault) NoteSealed(ctx context.Context, st store.Store) error {
+	if v == nil {
+		return ErrNoMasterKey
+	}
+	if v.noted.Load() {
+		return nil
+	}
+	_, err := st.Global(KeysCollection).Update(ctx, query.AllOf(query.ID(keysDoc), query.Eq("keyId", v.keyID)),
+		store.Update{Set: store.Doc{"sealed": true}})
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("the store's credentials use another master key than this process (id %s); every api and worker process needs the same key", v.keyID)
+	}
+	if err != nil {
+		return err
+	}
+	v.noted.Store(true)
+	return nil
+}

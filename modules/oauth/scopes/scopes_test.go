@@ -1,0 +1,55 @@
+package scopes_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"platform/api"
+	"platform/modules/oauth/scopes"
+)
+
+func catalog() *scopes.Catalog {
+	reg := api.NewRegistry()
+	reg.Add(&api.Resource{Module: "crm", Plural: "consumers", Title: "consumer"})
+	reg.Add(&api.Resource{Module: "crm", Plural: "tasks", Title: "task",
+		Actions: []api.Action{{Name: "assign", Title: "assign the task", Right: "crm.tasks.assign"}, {Name: "reopen", Title: "reopen"}}})
+	reg.Add(&api.Resource{Module: "marketing", Plural: "maillogs", Title: "mail log", ReadOnly: true})
+	return scopes.NewCatalog(reg)
+}
+
+func TestGrantExpandsWildcardsAgainstRealRights(t *testing.T) {
+	c := catalog()
+	require.Equal(t, []string{"crm.consumers.create", "crm.consumers.delete", "crm.consumers.edit", "crm.consumers.view",
+		"crm.tasks.assign", "crm.tasks.create", "crm.tasks.delete", "crm.tasks.edit", "crm.tasks.view", "marketing.maillogs.view"}, c.Rights())
+	// requested ∩ holder ∩ package
+	got := c.Grant([]string{"crm.*", "email"}, []string{"crm.consumers.*", "crm.tasks.view"}, []string{"*"}, true)
+	require.Equal(t, []string{"crm.consumers.create", "crm.consumers.delete", "crm.consumers.edit", "crm.consumers.view", "crm.tasks.view", "email"}, got)
+	got = c.Grant([]string{"crm.*"}, []string{"*"}, []string{"crm.tasks.*"}, false)
+	require.Equal(t, []string{"crm.tasks.assign", "crm.tasks.create", "crm.tasks.delete", "crm.tasks.edit", "crm.tasks.view"}, got)
+	require.Empty(t, c.Grant([]string{"marketing.maillogs.edit"}, []string{"*"}, []string{"*"}, true), "no such right")
+	require.Empty(t, c.Grant([]string{"profile"}, []string{"*"}, []string{"*"}, false), "standard scopes only for users")
+}
+
+func TestValidAndWithin(t *testing.T) {
+	c := catalog()
+	for _, s := range []string{"*", "crm.*", "crm.tasks.*", "crm.tasks.assign", "profile", "email"} {
+		require.True(t, c.Valid(s), s)
+	}
+	for _, s := range []string{"", "crm", "crm.nothing.*", "shop.*", "crm.tasks.fly", "crm.*.view", "CRM.*"} {
+		require.False(t, c.Valid(s), s)
+	}
+	require.True(t, scopes.Within([]string{"crm.consumers.view", "email"}, []string{"crm.consumers.view", "crm.consumers.edit", "email"}))
+	require.False(t, scopes.Within([]string{"crm.*"}, []string{"crm.consumers.view"}))
+	require.False(t, scopes.Within([]string{"profile"}, []string{"email"}))
+}
+
+func TestDescribeInPlainWords(t *testing.T) {
+	c := catalog()
+	g := c.Describe([]string{"crm.consumers.view", "crm.consumers.edit", "crm.tasks.assign", "marketing.maillogs.view", "email"})
+	require.Equal(t, []scopes.Group{
+		{Module: "Your account", Lines: []string{"Your e-mail address"}},
+		{Module: "CRM", Lines: []string{"Consumers: see, change", "Tasks: assign the task"}},
+		{Module: "Marketing", Lines: []string{"Maillogs: see"}},
+	}, g)
+}
