@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"platform/api"
 	"platform/kernel/auth"
 	"platform/kernel/jsonlimit"
 	"platform/kernel/notify"
 	"platform/kernel/outbound"
+	"platform/kernel/resource"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
 	"platform/modules/automation/pipeline"
@@ -169,9 +169,8 @@ func (a *Activities) RunDB(ctx context.Context, in StepInput) (StepOutput, error
 	ctx = auth.WithPrincipal(ctx, &auth.Principal{Customer: cust, Subject: in.Pipeline, ClientID: in.Pipeline})
 	out, err := a.dbOp(ctx, s, id, data, filter)
 	if err != nil {
-		var apiErr *api.Error
-		if errors.As(err, &apiErr) && apiErr.Status < 500 {
-			return StepOutput{}, sc.fail("db", true, errors.New(apiErrorText(apiErr)), input)
+		if text, ok := resource.CallerFault(err); ok {
+			return StepOutput{}, sc.fail("db", true, errors.New(text), input)
 		}
 		// A store fault's text names the store's servers.
 		err = &outbound.Failure{Cause: "the record store failed", Err: err}
@@ -207,21 +206,6 @@ func (a *Activities) dbOp(ctx context.Context, s pipeline.Step, id string, data,
 		return map[string]any{"records": list, "count": len(list)}, nil
 	}
 	return nil, fmt.Errorf("unknown op %q", s.Op)
-}
-
-func apiErrorText(e *api.Error) string {
-	var parts []string
-	for _, en := range e.Entries {
-		if en.Field != "" {
-			parts = append(parts, en.Field+": "+en.Message)
-		} else {
-			parts = append(parts, en.Message)
-		}
-	}
-	if len(parts) == 0 {
-		return http.StatusText(e.Status)
-	}
-	return strings.Join(parts, "; ")
 }
 
 // RunNotification sends the notification step's message.

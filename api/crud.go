@@ -1,110 +1,55 @@
 package api
 
 import (
-	"context"
-	"errors"
 	"net/http"
-	"reflect"
 	"strings"
-	"time"
 
 	"platform/kernel/auth"
 	"platform/kernel/query"
+	"platform/kernel/resource"
 	"platform/kernel/store"
 )
 
-// crud serves the generic routes of one resource.
+// crud serves the generic routes of one resource: it reads the request,
+// calls the record service and renders its answer.
 type crud struct {
 	s *Server
-	r *Resource
+	r *resource.Resource
 }
 
-func (h *crud) coll() store.Collection { return h.s.svc.Store.Collection(h.r.Plural) }
+func (h *crud) svc() *resource.Service { return h.s.svc }
 
 func (h *crud) list(req *Request) (*Response, error) {
 	lq, err := parseList(h.r, req.Query)
 	if err != nil {
 		return nil, err
 	}
-	return h.listWhere(req, h.r, lq, nil)
+	return h.listOf(req, h.r, lq)
 }
 
-// listWhere lists r's records matching lq plus extra (sub-resources add their key).
-func (h *crud) listWhere(req *Request, r *Resource, lq *listQuery, extra query.Expr) (*Response, error) {
-	filter := query.AllOf(lq.Filter, extra, readFilter(req.Ctx, r))
-	docs, err := h.s.svc.Store.Collection(r.Plural).Find(req.Ctx, store.FindOptions{
-		Filter: filter, Sort: orderBy(r.SortFirst, lq.Sort), Skip: int64((lq.Page - 1) * lq.Limit), Limit: int64(lq.Limit + 1),
-		Fields: storedFields(r, lq.Fields),
-	})
-	if err != nil {
-		return nil, storeError(err, r)
-	}
-	hasNext := len(docs) > lq.Limit
-	if hasNext {
-		docs = docs[:lq.Limit]
-	}
-	out := make([]store.Doc, len(docs))
-	for i, d := range docs {
-		out[i] = present(r, d, lq.Fields)
-	}
-	resp := &Response{Payload: out, Page: lq.Page, Limit: lq.Limit,
-		Links: pageLinks(h.s.cfg.ModuleBaseURL(h.s.hostLabel(h.r))+req.pathTail(), req.Query, lq.Page, hasNext)}
-	if lq.Count {
-		n, err := h.s.svc.Store.Collection(r.Plural).Count(req.Ctx, filter)
-		if err != nil {
-			return nil, storeError(err, r)
-		}
-		resp.Total = &n
-	}
-	return resp, nil
-}
-
-func (h *crud) get(req *Request) (*Response, error) {
-	doc, err := h.load(req.Ctx, req.Param("id"))
+// listOf answers a page of r's records.
+func (h *crud) listOf(req *Request, r *resource.Resource, lq *resource.ListQuery) (*Response, error) {
+	page, err := h.svc().Find(req.Ctx, r, *lq)
 	if err != nil {
 		return nil, err
 	}
+	return &Response{Payload: page.Records, Page: lq.Page, Limit: lq.Limit, Total: page.Total,
+		Links: pageLinks(h.s.cfg.ModuleBaseURL(h.s.hostLabel(h.r))+req.pathTail(), req.Query, lq.Page, page.HasNext)}, nil
+}
+
+func (h *crud) get(req *Request) (*Response, error) {
 	var fields []string
 	if f := req.Query.Get("fields"); f != "" {
+		var err error
 		if fields, err = parseFields(h.r, f); err != nil {
 			return nil, err
 		}
 	}
-	return h.recordResponse(req, present(h.r, doc, fields), http.StatusOK), nil
-}
-
-// load fetches a record the caller may see, answering 400 for a malformed
-// id and 404 for a missing one or another customer's.
-func (h *crud) load(ctx context.Context, id string) (store.Doc, error) {
-	return LoadRecord(ctx, h.s.svc.Store, h.r, id)
-}
-
-// LoadRecord fetches a record of r the caller may see: 400 for a malformed
-// id, 404 for a missing one or another customer's.
-func LoadRecord(ctx context.Context, st store.Store, r *Resource, id string) (store.Doc, error) {
-	if !store.ValidID(id) {
-		return nil, BadRequest(CodeBadID, "id", "%q is not a valid id (24 hexadecimal characters)", id)
-	}
-	id = strings.ToLower(id)
-	coll := st.Collection(r.Plural)
-	var doc store.Doc
-	var err error
-	if rf := readFilter(ctx, r); rf != nil {
-		var docs []store.Doc
-		docs, err = coll.Find(ctx, store.FindOptions{Filter: query.AllOf(query.ID(id), rf), Limit: 1})
-		if err == nil && len(docs) == 0 {
-			err = store.ErrNotFound
-		}
-		if err == nil {
-			doc = docs[0]
-		}
-	} else {
-		doc, err = coll.Get(ctx, id)
-	}
+	doc, err := h.svc().Get(req.Ctx, h.r, req.Param("id"), fields...)
 	if err != nil {
-		return nil, storeError(err, r)
+		return nil, err
 	}
-	return doc, nil
+	return h.recordResponse(req, doc, http.StatusOK), nil
 }
 
 func (h *crud) create(req *Request) (*Response, error) {
@@ -112,47 +57,15 @@ func (h *crud) create(req *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, errs := validateBody(h.r.Fields, body, modeCreate)
-	if len(errs) > 0 {
-		return nil, Invalid(errs...)
-	}
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	actor := actorID(req.Principal)
-	doc["_id"] = store.NewID()
-	doc["createdAt"], doc["updatedAt"] = now, now
-	doc["createdBy"], doc["modifiedBy"] = actor, actor
-	dropNulls(doc)
-	w := &Write{New: doc, Services: h.s.svc}
-	if h.r.Hooks.BeforeWrite != nil {
-		if err := h.r.Hooks.BeforeWrite(req.Ctx, w); err != nil {
-			return nil, err
-		}
-	}
-	if err := h.coll().Insert(req.Ctx, w.New); err != nil {
-		return nil, storeError(err, h.r)
-	}
-	out := present(h.r, w.New, nil)
-	if err := h.s.svc.Events.Record(req.Ctx, h.r.Plural+"."+EventCreated, out); err != nil {
+	doc, err := h.svc().Create(req.Ctx, h.r, body)
+	if err != nil {
 		return nil, err
 	}
-	if len(w.Once) > 0 {
-		out = withOnce(out, w.Once)
-	}
-	return h.recordResponse(req, out, http.StatusCreated), nil
+	return h.recordResponse(req, doc, http.StatusCreated), nil
 }
 
-// withOnce is a copy of out plus the show-once values (the event keeps out).
-func withOnce(out, once store.Doc) store.Doc {
-	c := make(store.Doc, len(out)+len(once))
-	for k, v := range out {
-		c[k] = v
-	}
-	for k, v := range once {
-		c[k] = v
-	}
-	return c
-}
-
+// replaceByBody is PUT /{plural} with the record's _id in the body, as the
+// specification shows.
 func (h *crud) replaceByBody(req *Request) (*Response, error) {
 	body, err := req.JSON()
 	if err != nil {
@@ -160,10 +73,11 @@ func (h *crud) replaceByBody(req *Request) (*Response, error) {
 	}
 	id, _ := body["_id"].(string)
 	if id == "" {
-		return nil, Invalid(FieldError(CodeRequired, "_id", "PUT /%s needs the record's _id in the body", h.r.Plural))
+		return nil, resource.Invalid(resource.FieldError(resource.CodeRequired, "_id", "PUT /%s needs the record's _id in the body", h.r.Plural))
 	}
 	delete(body, "_id")
-	return h.update(req, id, body, modeReplace)
+	doc, err := h.svc().Replace(req.Ctx, h.r, id, body)
+	return h.written(req, doc, err)
 }
 
 func (h *crud) replace(req *Request) (*Response, error) {
@@ -172,10 +86,11 @@ func (h *crud) replace(req *Request) (*Response, error) {
 		return nil, err
 	}
 	if id, ok := body["_id"]; ok && id != req.Param("id") {
-		return nil, Invalid(FieldError(CodeInvalid, "_id", "the body's _id differs from the id in the path"))
+		return nil, resource.InvalidField("_id", "the body's _id differs from the id in the path")
 	}
 	delete(body, "_id")
-	return h.update(req, req.Param("id"), body, modeReplace)
+	doc, err := h.svc().Replace(req.Ctx, h.r, req.Param("id"), body)
+	return h.written(req, doc, err)
 }
 
 func (h *crud) patch(req *Request) (*Response, error) {
@@ -184,97 +99,40 @@ func (h *crud) patch(req *Request) (*Response, error) {
 		return nil, err
 	}
 	delete(body, "_id")
-	return h.update(req, req.Param("id"), body, modePatch)
+	doc, err := h.svc().Patch(req.Ctx, h.r, req.Param("id"), body)
+	return h.written(req, doc, err)
 }
 
-// update validates body against the stored record and writes only what
-// changed, so concurrent updates of different fields do not overwrite each other.
-func (h *crud) update(req *Request, id string, body map[string]any, m mode) (*Response, error) {
-	old, err := h.load(req.Ctx, id)
+func (h *crud) written(req *Request, doc store.Doc, err error) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	changes, errs := validateBody(h.r.Fields, body, m)
-	if len(errs) > 0 {
-		return nil, Invalid(errs...)
-	}
-	next := merged(h.r, old, changes, m)
-	next["updatedAt"] = time.Now().UTC().Truncate(time.Millisecond)
-	next["modifiedBy"] = actorID(req.Principal)
-	w := &Write{Old: old, New: next, Services: h.s.svc}
-	if h.r.Hooks.BeforeWrite != nil {
-		if err := h.r.Hooks.BeforeWrite(req.Ctx, w); err != nil {
-			return nil, err
-		}
-	}
-	saved, err := h.coll().Update(req.Ctx, query.ID(old["_id"].(string)), diff(old, w.New))
-	if err != nil {
-		return nil, storeError(err, h.r)
-	}
-	out := present(h.r, saved, nil)
-	if err := h.s.svc.Events.Record(req.Ctx, h.r.Plural+"."+EventUpdated, out); err != nil {
-		return nil, err
-	}
-	return h.recordResponse(req, out, http.StatusOK), nil
+	return h.recordResponse(req, doc, http.StatusOK), nil
 }
 
 func (h *crud) delete(req *Request) (*Response, error) {
-	old, err := h.load(req.Ctx, req.Param("id"))
+	doc, err := h.svc().Delete(req.Ctx, h.r, req.Param("id"))
 	if err != nil {
 		return nil, err
 	}
-	n, err := h.coll().Delete(req.Ctx, query.ID(old["_id"].(string)))
-	if err != nil {
-		return nil, storeError(err, h.r)
-	}
-	if n == 0 {
-		return nil, NotFound(h.r.Title)
-	}
-	out := present(h.r, old, nil)
-	if err := h.s.svc.Events.Record(req.Ctx, h.r.Plural+"."+EventDeleted, out); err != nil {
-		return nil, err
-	}
-	if h.r.Hooks.AfterDelete != nil {
-		if err := h.r.Hooks.AfterDelete(req.Ctx, h.s.svc, old); err != nil {
-			return nil, err
-		}
-	}
-	return &Response{Payload: out}, nil
+	return &Response{Payload: doc}, nil
 }
 
 func (h *crud) action(req *Request) (*Response, error) {
 	a := h.r.Action(req.Param("action"))
 	if a == nil {
-		return nil, NewError(http.StatusNotFound, CodeNotFound, "action", "%s has no action %q", h.r.Plural, req.Param("action"))
+		return nil, NewError(http.StatusNotFound, resource.CodeNotFound, "action", "%s has no action %q", h.r.Plural, req.Param("action"))
 	}
 	if right := h.r.ActionRight(a); !req.Principal.Allows(right) {
 		return nil, Forbidden(right)
 	}
-	doc, err := h.load(req.Ctx, req.Param("id"))
-	if err != nil && !(a.AllowMissing && errors.Is(err, errNotFound)) {
-		return nil, err
-	}
-	id := strings.ToLower(req.Param("id"))
-	raw, err := req.JSON()
+	body, err := req.JSON()
 	if err != nil {
 		return nil, err
 	}
-	body, errs := validateBody(a.Body, raw, modeCreate)
-	if len(errs) > 0 {
-		return nil, Invalid(errs...)
-	}
-	res, err := a.Run(req.Ctx, &ActionCall{Resource: h.r, ID: id, Record: doc, Body: body, Services: h.s.svc})
+	res, err := h.svc().Act(req.Ctx, h.r, req.Param("id"), a.Name, body)
 	if err != nil {
-		return nil, storeError(err, h.r)
-	}
-	if a.Event != "" && !res.NoEvent {
-		data := res.EventData
-		if data == nil {
-			data, _ = res.Payload.(store.Doc)
-		}
-		if err := h.s.svc.Events.Record(req.Ctx, h.r.Plural+"."+a.Event, data); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	if rec, ok := res.Payload.(store.Doc); ok && rec["_id"] != nil {
 		return h.recordResponse(req, rec, http.StatusOK), nil
@@ -282,19 +140,21 @@ func (h *crud) action(req *Request) (*Response, error) {
 	return &Response{Payload: res.Payload}, nil
 }
 
-func (h *crud) sub(sub *Sub) HandlerFunc {
+// sub lists the records related to one record (GET /{plural}/:id/<rel>).
+func (h *crud) sub(rel *resource.Relation) HandlerFunc {
 	return func(req *Request) (*Response, error) {
-		if _, err := h.load(req.Ctx, req.Param("id")); err != nil {
+		parent, err := h.svc().Load(req.Ctx, h.r, req.Param("id"))
+		if err != nil {
 			return nil, err
 		}
-		if sub.Unavailable != nil {
-			if err := sub.Unavailable(req.Ctx); err != nil {
+		if rel.Unavailable != nil {
+			if err := rel.Unavailable(req.Ctx); err != nil {
 				return nil, err
 			}
 		}
-		target := h.s.svc.Registry.Get(sub.Module, sub.Plural)
+		target := h.svc().Registry.Get(rel.TargetModule(), rel.TargetPlural())
 		if target == nil {
-			return nil, NewError(http.StatusNotFound, CodeInactive, "", "the %s module is not active", sub.Module)
+			return nil, resource.Inactive("the %s module is not active", rel.TargetModule())
 		}
 		if right := target.Right("view"); !req.Principal.Allows(right) {
 			return nil, Forbidden(right)
@@ -303,7 +163,9 @@ func (h *crud) sub(sub *Sub) HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		return h.listWhere(req, target, lq, query.AllOf(query.Eq(sub.Key, strings.ToLower(req.Param("id"))), sub.Where))
+		parentID, _ := parent["_id"].(string)
+		lq.Where = query.AllOf(query.Eq(rel.Key, parentID), rel.Where)
+		return h.listOf(req, target, lq)
 	}
 }
 
@@ -314,15 +176,26 @@ func (h *crud) recordResponse(req *Request, doc store.Doc, status int) *Response
 	resp := &Response{Status: status, Payload: doc}
 	resp.Links = []Link{{Rel: "self", Href: h.s.cfg.ModuleBaseURL(h.s.hostLabel(h.r)) + "/" + h.r.Plural + "/" + id,
 		Method: "GET", Title: h.r.Title, Types: Types}}
-	for _, rel := range h.r.Relations {
-		href := h.s.cfg.GatewayURL + "/" + rel.Module + "/" + rel.Plural
-		if rel.Sub != "" {
-			href = gw + "/" + rel.Sub
-		}
-		resp.Relations = append(resp.Relations, RelationLink{Rel: rel.Rel, Title: rel.Title, Href: href, Method: "GET", Types: Types, Right: rel.Right})
+	for i := range h.r.Relations {
+		resp.Relations = append(resp.Relations, h.relationLink(&h.r.Relations[i], doc, gw))
 	}
 	resp.Actions = h.actionLinks(req.Principal, gw)
 	return resp
+}
+
+// relationLink points at the sub-resource list (Key), at the one related
+// record (Field), or at the related collection.
+func (h *crud) relationLink(rel *resource.Relation, doc store.Doc, gw string) RelationLink {
+	href := h.s.cfg.GatewayURL + "/" + rel.Target
+	switch {
+	case rel.Key != "":
+		href = gw + "/" + rel.Rel
+	case rel.Field != "":
+		if id, ok := doc[rel.Field].(string); ok && id != "" {
+			href += "/" + id
+		}
+	}
+	return RelationLink{Rel: rel.Rel, Title: rel.Title, Href: href, Method: "GET", Types: Types, Right: h.svc().Registry.RelationRight(rel)}
 }
 
 func (h *crud) actionLinks(p *auth.Principal, gw string) []ActionLink {
@@ -342,124 +215,3 @@ func (h *crud) actionLinks(p *auth.Principal, gw string) []ActionLink {
 	}
 	return out
 }
-
-func readFilter(ctx context.Context, r *Resource) query.Expr {
-	if r.Hooks.ReadFilter == nil {
-		return nil
-	}
-	return r.Hooks.ReadFilter(ctx)
-}
-
-// storedFields maps a projection to stored fields: virtual fields need
-// whole records, so they disable the store projection.
-func storedFields(r *Resource, fields []string) []string {
-	for _, f := range fields {
-		if fd := r.Field(f); fd != nil && fd.Virtual {
-			return nil
-		}
-	}
-	return fields
-}
-
-// present turns a stored record into its public form: write-only fields
-// dropped, virtual fields added, projection applied.
-func present(r *Resource, doc store.Doc, fields []string) store.Doc {
-	out := make(store.Doc, len(doc)+1)
-	for k, v := range doc {
-		if f := r.Field(k); f != nil && f.WriteOnly {
-			continue
-		}
-		out[k] = v
-	}
-	if r.Hooks.Present != nil {
-		r.Hooks.Present(out)
-	}
-	if len(fields) == 0 {
-		return out
-	}
-	proj := store.Doc{"_id": out["_id"]}
-	for _, f := range fields {
-		if v, ok := out[f]; ok {
-			proj[f] = v
-		}
-	}
-	return proj
-}
-
-// merged applies validated changes to the old record: PUT replaces every
-// client field, PATCH only the given ones (null removes). A PUT keeps
-// write-only fields it does not name: a client cannot read them back to
-// send them again (PATCH with null removes one).
-func merged(r *Resource, old, changes store.Doc, m mode) store.Doc {
-	next := store.Doc{}
-	for k, v := range old {
-		f := r.Field(k)
-		if m == modePatch || f == nil || f.ReadOnly || f.Virtual || f.WriteOnly {
-			next[k] = v
-		}
-	}
-	for k, v := range changes {
-		if v == nil {
-			delete(next, k)
-		} else {
-			next[k] = v
-		}
-	}
-	return next
-}
-
-// diff is the update turning old into next.
-func diff(old, next store.Doc) store.Update {
-	u := store.Update{Set: store.Doc{}}
-	for k, v := range next {
-		if k == "_id" {
-			continue
-		}
-		if ov, ok := old[k]; !ok || !reflect.DeepEqual(ov, v) {
-			u.Set[k] = v
-		}
-	}
-	for k := range old {
-		if _, ok := next[k]; !ok {
-			u.Unset = append(u.Unset, k)
-		}
-	}
-	return u
-}
-
-func dropNulls(d store.Doc) {
-	for k, v := range d {
-		if v == nil {
-			delete(d, k)
-		}
-	}
-}
-
-// actorID is who made a change: the user, or the app for service tokens.
-func actorID(p *auth.Principal) string {
-	if p == nil {
-		return ""
-	}
-	if p.User != "" {
-		return p.User
-	}
-	return p.ClientID
-}
-
-// storeError maps store failures to answers.
-func storeError(err error, r *Resource) error {
-	var dup *store.DuplicateError
-	switch {
-	case errors.As(err, &dup):
-		field := strings.Join(dup.Fields, ",")
-		return NewError(http.StatusConflict, CodeDuplicate, field, "another %s already has this %s", r.Title, field).WithCause(err)
-	case errors.Is(err, store.ErrNotFound):
-		return NotFound(r.Title).WithCause(errNotFound)
-	case errors.Is(err, store.ErrUnavailable):
-		return NewError(http.StatusServiceUnavailable, CodeUnavailable, "", "the store is unavailable").WithCause(err)
-	}
-	return err
-}
-
-// errNotFound marks 404s that came from a missing record.
-var errNotFound = errors.New("record not found")

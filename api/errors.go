@@ -4,22 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
+	"platform/kernel/resource"
 	"platform/kernel/store"
 )
 
 // ErrorEntry is one element of meta.errors.
-type ErrorEntry struct {
-	Code    string `json:"code" yaml:"code"`
-	Message string `json:"message" yaml:"message"`
-	Field   string `json:"field,omitempty" yaml:"field,omitempty"`
-	// Line and Column locate a syntax error in submitted code (1-based).
-	Line   int `json:"line,omitempty" yaml:"line,omitempty"`
-	Column int `json:"column,omitempty" yaml:"column,omitempty"`
-}
+type ErrorEntry = resource.ErrorEntry
 
-// Error is an answer other than success. Handlers return it (or any error:
-// everything that is not an *Error becomes a 500 whose cause is only logged).
+// Error is an answer other than success. Handlers return it, a
+// *resource.Error (rendered by its kind) or any error (everything else
+// becomes a 500 whose cause is only logged).
 type Error struct {
 	Status  int
 	Entries []ErrorEntry
@@ -42,38 +38,20 @@ func (e *Error) Unwrap() error { return e.Cause }
 
 // NewError builds an error answer with one entry.
 func NewError(status int, code, field, format string, args ...any) *Error {
-	return &Error{Status: status, Entries: []ErrorEntry{{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}}}
+	return &Error{Status: status, Entries: []ErrorEntry{resource.FieldError(code, field, format, args...)}}
 }
 
 // WithCause keeps the underlying error for logs.
 func (e *Error) WithCause(err error) *Error { e.Cause = err; return e }
 
-// Machine codes of DESIGN §2.
+// Machine codes of answers only HTTP gives (DESIGN §2); the codes of
+// record operations are package resource's.
 const (
-	CodeMalformed     = "request.malformed"
-	CodeBadID         = "request.id"
-	CodeBadQuery      = "request.query"
 	CodeUnauthorized  = "auth.token"
-	CodeScope         = "auth.scope"
-	CodeNotFound      = "resource.not_found"
 	CodeMethod        = "request.method"
-	CodeDuplicate     = "conflict.duplicate"
-	CodeConflict      = "conflict.state"
 	CodeTooLarge      = "request.too_large"
-	CodeTooDeep       = "request.too_deep" // JSON nested deeper than jsonlimit.MaxDepth
 	CodeMediaType     = "request.media_type"
-	CodeRequired      = "validation.required"
-	CodeUnknownField  = "validation.unknown_field"
-	CodeType          = "validation.type"
-	CodeFormat        = "validation.format"
-	CodeEnum          = "validation.enum"
-	CodeReadOnly      = "validation.read_only"
-	CodeInvalid       = "validation.invalid"
-	CodeSyntax        = "validation.syntax" // submitted code does not compile (line, column)
 	CodeRateLimit     = "rate_limit.exceeded"
-	CodeInternal      = "internal"
-	CodeUnavailable   = "dependency.unavailable"
-	CodeInactive      = "module.inactive"
 	CodeNotAcceptable = "request.not_acceptable"
 )
 
@@ -82,15 +60,8 @@ func BadRequest(code, field, format string, args ...any) *Error {
 	return NewError(http.StatusBadRequest, code, field, format, args...)
 }
 
-// NotFound is a 404 for a record that does not exist for this customer.
-func NotFound(what string) *Error {
-	return NewError(http.StatusNotFound, CodeNotFound, "", "%s not found", what)
-}
-
 // Forbidden is a 403 naming the missing right.
-func Forbidden(right string) *Error {
-	return NewError(http.StatusForbidden, CodeScope, "", "the token's scope does not grant %q", right)
-}
+func Forbidden(right string) *Error { return fromResource(resource.Forbidden(right)) }
 
 // Unauthorized is a 401 with the Bearer challenge.
 func Unauthorized(msg string) *Error {
@@ -99,14 +70,27 @@ func Unauthorized(msg string) *Error {
 	return e
 }
 
-// Invalid is a 422 with one entry per failing field.
-func Invalid(entries ...ErrorEntry) *Error {
-	return &Error{Status: http.StatusUnprocessableEntity, Entries: entries}
+// statusOf maps the kinds of record errors to HTTP statuses.
+var statusOf = map[resource.Kind]int{
+	resource.KindInternal:    http.StatusInternalServerError,
+	resource.KindInvalid:     http.StatusUnprocessableEntity,
+	resource.KindMalformed:   http.StatusBadRequest,
+	resource.KindNotFound:    http.StatusNotFound,
+	resource.KindConflict:    http.StatusConflict,
+	resource.KindForbidden:   http.StatusForbidden,
+	resource.KindUnavailable: http.StatusServiceUnavailable,
 }
 
-// FieldError is one validation failure.
-func FieldError(code, field, format string, args ...any) ErrorEntry {
-	return ErrorEntry{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
+func fromResource(re *resource.Error) *Error {
+	e := &Error{Status: statusOf[re.Kind], Entries: re.Entries, Cause: re.Cause}
+	if e.Cause == nil && e.Status >= 500 {
+		e.Cause = re // the log line of a failure names what failed
+	}
+	if re.RetryAfter > 0 {
+		secs := int((re.RetryAfter + 999_999_999) / 1e9)
+		e.Header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
+	}
+	return e
 }
 
 // AsError turns any error into an answer; unknown errors become a 500.
@@ -115,11 +99,15 @@ func AsError(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
+	var re *resource.Error
+	if errors.As(err, &re) {
+		return fromResource(re)
+	}
 	// Hooks and actions reach the store directly: an outage there is a
 	// 503 as it is from the generic handlers, not an internal error.
 	if errors.Is(err, store.ErrUnavailable) {
-		return NewError(http.StatusServiceUnavailable, CodeUnavailable, "", "the store is unavailable").WithCause(err)
+		return NewError(http.StatusServiceUnavailable, resource.CodeUnavailable, "", "the store is unavailable").WithCause(err)
 	}
 	return &Error{Status: http.StatusInternalServerError, Cause: err,
-		Entries: []ErrorEntry{{Code: CodeInternal, Message: "internal error; quote the debug id when reporting it"}}}
+		Entries: []ErrorEntry{{Code: resource.CodeInternal, Message: "internal error; quote the debug id when reporting it"}}}
 }

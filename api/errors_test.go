@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 
+	"platform/kernel/resource"
 	"platform/kernel/store"
 )
 
@@ -15,7 +16,9 @@ func TestAsError(t *testing.T) {
 		want int
 	}{
 		{fmt.Errorf("hook: %w", store.ErrUnavailable), http.StatusServiceUnavailable},
-		{NotFound("pipeline"), http.StatusNotFound},
+		{resource.NotFound("pipeline"), http.StatusNotFound},
+		{resource.Conflict("_status", "done"), http.StatusConflict},
+		{fmt.Errorf("action: %w", resource.Unavailable("busy")), http.StatusServiceUnavailable},
 		{errors.New("boom"), http.StatusInternalServerError},
 	}
 	for _, c := range cases {

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"platform/kernel/resource"
+
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -35,7 +37,7 @@ var formatTypes = map[string]string{
 func negotiate(r *http.Request) (string, error) {
 	if f := r.URL.Query().Get("format"); f != "" {
 		if _, ok := formatTypes[f]; !ok {
-			return formatJSON, BadRequest(CodeBadQuery, "format", "format must be json, yaml or csv")
+			return formatJSON, BadRequest(resource.CodeBadQuery, "format", "format must be json, yaml or csv")
 		}
 		return f, nil
 	}

@@ -1,13 +1,13 @@
 package api
 
 import (
-	"errors"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
 	"platform/kernel/query"
+	"platform/kernel/resource"
 	"platform/kernel/store"
 )
 
@@ -19,18 +19,9 @@ const (
 
 var reservedParams = map[string]bool{"limit": true, "page": true, "sort": true, "fields": true, "filter": true, "count": true, "format": true}
 
-// listQuery is a parsed list request.
-type listQuery struct {
-	Filter query.Expr
-	Sort   []store.SortField
-	Fields []string
-	Limit  int
-	Page   int
-	Count  bool
-}
-
-func parseList(r *Resource, q url.Values) (*listQuery, error) {
-	lq := &listQuery{Limit: defaultLimit, Page: 1, Sort: r.DefaultSort}
+// parseList reads a list request's query parameters.
+func parseList(r *resource.Resource, q url.Values) (*resource.ListQuery, error) {
+	lq := &resource.ListQuery{Limit: defaultLimit, Page: 1}
 	var err error
 	if lq.Limit, err = intParam(q, "limit", defaultLimit, 1, maxLimit); err != nil {
 		return nil, err
@@ -53,7 +44,7 @@ func parseList(r *Resource, q url.Values) (*listQuery, error) {
 	case "true":
 		lq.Count = true
 	default:
-		return nil, BadRequest(CodeBadQuery, "count", "count must be true or false")
+		return nil, BadRequest(resource.CodeBadQuery, "count", "count must be true or false")
 	}
 	lq.Filter, err = parseFilter(r, q)
 	return lq, err
@@ -66,42 +57,29 @@ func intParam(q url.Values, name string, def, min, max int) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < min || n > max {
-		return 0, BadRequest(CodeBadQuery, name, "%s must be a whole number from %d to %d", name, min, max)
+		return 0, BadRequest(resource.CodeBadQuery, name, "%s must be a whole number from %d to %d", name, min, max)
 	}
 	return n, nil
 }
 
-func parseSort(r *Resource, s string) ([]store.SortField, error) {
+func parseSort(r *resource.Resource, s string) ([]store.SortField, error) {
 	var out []store.SortField
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		desc := strings.HasPrefix(part, "-")
 		name := strings.TrimPrefix(strings.TrimPrefix(part, "-"), "+")
-		if !r.sortable(name) {
-			return nil, BadRequest(CodeBadQuery, "sort", "cannot sort by %q; sortable fields: %s", name, strings.Join(r.sortableNames(), ", "))
+		if !r.Sortable(name) {
+			return nil, BadRequest(resource.CodeBadQuery, "sort", "cannot sort by %q; sortable fields: %s", name, strings.Join(sortableNames(r), ", "))
 		}
 		if slices.ContainsFunc(out, func(f store.SortField) bool { return f.Field == name }) {
-			return nil, BadRequest(CodeBadQuery, "sort", "sort names %q twice", name)
+			return nil, BadRequest(resource.CodeBadQuery, "sort", "sort names %q twice", name)
 		}
 		out = append(out, store.SortField{Field: name, Desc: desc})
 	}
 	return out, nil
 }
 
-// orderBy is the sort of a list: first the resource's leading keys, then
-// the requested ones except those already leading (a store rejects a sort
-// naming one field twice).
-func orderBy(first, requested []store.SortField) []store.SortField {
-	out := append([]store.SortField{}, first...)
-	for _, s := range requested {
-		if !slices.ContainsFunc(first, func(f store.SortField) bool { return f.Field == s.Field }) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func (r *Resource) sortableNames() []string {
+func sortableNames(r *resource.Resource) []string {
 	var out []string
 	for _, f := range r.Fields {
 		if f.Sort {
@@ -111,25 +89,25 @@ func (r *Resource) sortableNames() []string {
 	return out
 }
 
-func parseFields(r *Resource, s string) ([]string, error) {
+func parseFields(r *resource.Resource, s string) ([]string, error) {
 	var out []string
 	for _, name := range strings.Split(s, ",") {
 		name = strings.TrimSpace(name)
 		f := r.Field(name)
 		if f == nil || f.WriteOnly {
-			return nil, BadRequest(CodeBadQuery, "fields", "unknown field %q in fields", name)
+			return nil, BadRequest(resource.CodeBadQuery, "fields", "unknown field %q in fields", name)
 		}
 		out = append(out, name)
 	}
 	return out, nil
 }
 
-func parseFilter(r *Resource, q url.Values) (query.Expr, error) {
+func parseFilter(r *resource.Resource, q url.Values) (query.Expr, error) {
 	var parts []query.Expr
 	if text := q.Get("filter"); text != "" {
 		e, err := query.ParseJSON(text, r)
 		if err != nil {
-			return nil, queryError(err)
+			return nil, resource.QueryError(err)
 		}
 		parts = append(parts, e)
 	}
@@ -140,20 +118,12 @@ func parseFilter(r *Resource, q url.Values) (query.Expr, error) {
 		for _, v := range vals {
 			e, err := query.Shorthand(name, v, r)
 			if err != nil {
-				return nil, queryError(err)
+				return nil, resource.QueryError(err)
 			}
 			parts = append(parts, e)
 		}
 	}
 	return query.AllOf(parts...), nil
-}
-
-func queryError(err error) error {
-	var qe *query.Error
-	if errors.As(err, &qe) {
-		return BadRequest(CodeBadQuery, qe.Field, "%s", qe.Error())
-	}
-	return BadRequest(CodeBadQuery, "filter", "%s", err.Error())
 }
 
 // pageLinks builds self, next and prev in the module form.

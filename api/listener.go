@@ -1,6 +1,8 @@
 package api
 
 import (
+	"platform/kernel/resource"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,7 +20,7 @@ import (
 // request line and headers beyond http.Server.MaxHeaderBytes (a filter of
 // 50,000 conditions in the URL), 400 for a request it cannot parse, 501 for
 // an unknown transfer coding. net/http writes those as plain text straight
-// to the connection, in one Write of a fixed shape (see plainRefusal); the
+// to the connection, in one resource.Write of a fixed shape (see plainRefusal); the
 // connections of this listener recognise exactly that shape and write the
 // envelope instead. Everything else passes through untouched.
 func EnvelopeListener(l net.Listener, log *slog.Logger) net.Listener {
@@ -93,7 +95,7 @@ func plainRefusal(p []byte) (int, string, bool) {
 
 // refusalAnswer is a complete HTTP answer carrying the error envelope.
 func refusalAnswer(status int, text, debugID string) []byte {
-	code, msg := CodeMalformed, "the request could not be read: "+text
+	code, msg := resource.CodeMalformed, "the request could not be read: "+text
 	if status == http.StatusRequestHeaderFieldsTooLarge {
 		code, msg = CodeTooLarge, "the URL and headers are larger than the server accepts (a filter takes at most 1,000 values)"
 	}

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"platform/kernel/resource"
+
 	"bufio"
 	"encoding/json"
 	"io"
@@ -60,9 +62,9 @@ func TestNetHTTPRefusalsAreEnvelopes(t *testing.T) {
 	}{
 		{"a URL beyond the header limit", "GET " + hugeURL + " HTTP/1.1\r\nHost: x\r\n\r\n", 431, CodeTooLarge, "larger than the server accepts"},
 		{"headers beyond the limit", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 2<<20) + "\r\n\r\n", 431, CodeTooLarge, "larger than the server accepts"},
-		{"no Host header", "GET / HTTP/1.1\r\n\r\n", 400, CodeMalformed, "missing required Host header"},
-		{"a malformed request line", "GET\r\n\r\n", 400, CodeMalformed, "could not be read"},
-		{"an unknown transfer coding", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, CodeMalformed, "Unsupported transfer encoding"},
+		{"no Host header", "GET / HTTP/1.1\r\n\r\n", 400, resource.CodeMalformed, "missing required Host header"},
+		{"a malformed request line", "GET\r\n\r\n", 400, resource.CodeMalformed, "could not be read"},
+		{"an unknown transfer coding", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, resource.CodeMalformed, "Unsupported transfer encoding"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

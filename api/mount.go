@@ -1,6 +1,9 @@
 package api
 
 import (
+	"fmt"
+	"platform/kernel/resource"
+
 	"context"
 	"errors"
 	"net/http"
@@ -35,7 +38,12 @@ func (m *ModuleRouter) Handle(method, path, right string, h HandlerFunc) {
 }
 
 // Mount registers a module's resources and routes under /<module>.
+// A module name or host label mounted twice panics: one would shadow the
+// other's routes.
 func (s *Server) Mount(ctx context.Context, m *Module) error {
+	if s.modules[m.Name] != nil || s.labels[m.HostLabel] != nil {
+		panic(fmt.Sprintf("api: module %s (host label %s) is mounted twice", m.Name, m.HostLabel))
+	}
 	s.modules[m.Name] = m
 	s.labels[m.HostLabel] = m
 	g := s.engine.Group("/"+m.Name, func(c *gin.Context) { c.Set(keyModule, m) })
@@ -43,7 +51,7 @@ func (s *Server) Mount(ctx context.Context, m *Module) error {
 	g.GET("/openapi.yaml", s.adapt(s.moduleOpenAPI(m, "yaml")))
 	api := g.Group("", s.authenticate, s.rateLimit)
 	for _, r := range m.Resources {
-		s.svc.Registry.Add(r)
+		s.svc.Registry.Add(m.Name, r)
 		if err := s.svc.Store.EnsureIndexes(ctx, r.Plural, true, r.Indexes); err != nil {
 			return err
 		}
@@ -55,7 +63,7 @@ func (s *Server) Mount(ctx context.Context, m *Module) error {
 	return nil
 }
 
-func (s *Server) mountResource(public, g *gin.RouterGroup, r *Resource) {
+func (s *Server) mountResource(public, g *gin.RouterGroup, r *resource.Resource) {
 	h := &crud{s: s, r: r}
 	base := "/" + r.Plural
 	public.GET(base+"/openapi.json", s.adapt(s.resourceOpenAPI(r, "json")))
@@ -72,9 +80,10 @@ func (s *Server) mountResource(public, g *gin.RouterGroup, r *Resource) {
 	if len(r.Actions) > 0 {
 		g.POST(base+"/:id/actions/:action", s.adapt(h.action))
 	}
-	for i := range r.Subs {
-		sub := &r.Subs[i]
-		g.GET(base+"/:id/"+sub.Name, requireRight(r.Right("view")), s.adapt(h.sub(sub)))
+	for i := range r.Relations {
+		if rel := &r.Relations[i]; rel.Key != "" {
+			g.GET(base+"/:id/"+rel.Rel, requireRight(r.Right("view")), s.adapt(h.sub(rel)))
+		}
 	}
 }
 
@@ -92,7 +101,7 @@ func (s *Server) authenticate(c *gin.Context) {
 		if errors.Is(err, auth.ErrInvalidToken) {
 			s.renderError(c, Unauthorized("the access token is invalid, expired or revoked").WithCause(err))
 		} else {
-			s.renderError(c, NewError(http.StatusServiceUnavailable, CodeUnavailable, "", "token verification is unavailable").WithCause(err))
+			s.renderError(c, NewError(http.StatusServiceUnavailable, resource.CodeUnavailable, "", "token verification is unavailable").WithCause(err))
 		}
 		c.Abort()
 		return
@@ -130,7 +139,7 @@ func (s *Server) rateLimit(c *gin.Context) {
 	p := auth.From(c.Request.Context())
 	info, err := s.limiter.Take(c.Request.Context(), p.Customer)
 	if err != nil {
-		s.renderError(c, NewError(http.StatusServiceUnavailable, CodeUnavailable, "", "rate limiter unavailable").WithCause(err))
+		s.renderError(c, NewError(http.StatusServiceUnavailable, resource.CodeUnavailable, "", "rate limiter unavailable").WithCause(err))
 		c.Abort()
 		return
 	}

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"platform/kernel/resource"
+
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,10 +14,10 @@ import (
 // OpenAPI 3.1 descriptions are generated from the same declarations that
 // drive validation, so they cannot drift from the behaviour.
 
-func (s *Server) resourceOpenAPI(r *Resource, format string) HandlerFunc {
+func (s *Server) resourceOpenAPI(r *resource.Resource, format string) HandlerFunc {
 	return func(*Request) (*Response, error) {
 		m := s.modules[r.Module]
-		return openAPIResponse(s.openAPIDoc(m, []*Resource{r}, r.Title+" API", false), format)
+		return openAPIResponse(s.openAPIDoc(m, []*resource.Resource{r}, r.Title+" API", false), format)
 	}
 }
 
@@ -42,7 +44,7 @@ func (s *Server) OpenAPIDocument(module string) map[string]any {
 
 type obj = map[string]any
 
-func (s *Server) openAPIDoc(m *Module, resources []*Resource, title string, withRoutes bool) map[string]any {
+func (s *Server) openAPIDoc(m *Module, resources []*resource.Resource, title string, withRoutes bool) map[string]any {
 	paths := obj{}
 	if withRoutes {
 		for p, item := range m.Paths {
@@ -72,13 +74,17 @@ func (s *Server) openAPIDoc(m *Module, resources []*Resource, title string, with
 	}
 }
 
-func schemaName(r *Resource) string {
+func schemaName(r *resource.Resource) string {
 	return strings.ToUpper(r.Plural[:1]) + r.Plural[1:]
 }
 
-func resourcePaths(r *Resource, name string, reg *Registry) obj {
+func resourcePaths(r *resource.Resource, name string, reg *resource.Registry) obj {
 	ref := func(n string) obj { return obj{"$ref": "#/components/schemas/" + n} }
 	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string", "pattern": "^[0-9a-fA-F]{24}$"}}
+	if r.Key != "" {
+		idParam["schema"] = obj{"type": "string", "minLength": 1}
+		idParam["description"] = "the record's id (24 hexadecimal characters) or its " + r.Key
+	}
 	one := envelopeOf(ref(name))
 	many := envelopeOf(obj{"type": "array", "items": ref(name)})
 	body := obj{"required": true, "content": obj{"application/json": obj{"schema": ref(name + "Input")}}}
@@ -118,14 +124,18 @@ func resourcePaths(r *Resource, name string, reg *Registry) obj {
 		}
 		out[base+"/{id}/actions/"+a.Name] = obj{"post": op(summary, r.ActionRight(a), []any{idParam}, ab, 200, envelopeOf(obj{}))}
 	}
-	for _, sub := range r.Subs {
+	for i := range r.Relations {
+		rel := &r.Relations[i]
+		if rel.Key == "" {
+			continue
+		}
 		// The sub-resource lists records of its target resource with the
 		// target's list parameters; a target that is not active answers 404.
-		items, params, right := obj{"type": "object"}, pageParams(), r.Right("view")+"` and `"+sub.Module+"."+sub.Plural+".view"
-		if t := reg.Get(sub.Module, sub.Plural); t != nil {
-			items, params, right = recordSchema(t.Fields, false), listParams(t), r.Right("view")+"` and `"+t.Right("view")
+		items, params, right := obj{"type": "object"}, pageParams(), r.Right("view")+"` and `"+reg.RelationRight(rel)
+		if t := reg.Get(rel.TargetModule(), rel.TargetPlural()); t != nil {
+			items, params = recordSchema(t.Fields, false), listParams(t)
 		}
-		out[base+"/{id}/"+sub.Name] = obj{"get": op("List the "+sub.Name+" of a "+r.Title, right,
+		out[base+"/{id}/"+rel.Rel] = obj{"get": op("List the "+rel.Rel+" of a "+r.Title, right,
 			append([]any{idParam}, params...), nil, 200, envelopeOf(obj{"type": "array", "items": items}))}
 	}
 	return out
@@ -148,9 +158,9 @@ func envelopeOf(payload obj) obj {
 	return obj{"allOf": []any{obj{"$ref": "#/components/schemas/Envelope"}, obj{"type": "object", "properties": obj{"payload": payload}}}}
 }
 
-func listParams(r *Resource) []any {
+func listParams(r *resource.Resource) []any {
 	ps := append(pageParams(), fieldsParam(),
-		obj{"name": "sort", "in": "query", "schema": obj{"type": "string"}, "description": "comma list of " + strings.Join(r.sortableNames(), ", ") + "; prefix - for descending"},
+		obj{"name": "sort", "in": "query", "schema": obj{"type": "string"}, "description": "comma list of " + strings.Join(sortableNames(r), ", ") + "; prefix - for descending"},
 		obj{"name": "filter", "in": "query", "schema": obj{"type": "string"}, "description": "JSON filter in the MongoDB query language on: " + strings.Join(filterableNames(r), ", ")},
 		obj{"name": "count", "in": "query", "schema": obj{"type": "boolean"}, "description": "add meta.total"},
 	)
@@ -176,7 +186,7 @@ func fieldsParam() obj {
 	return obj{"name": "fields", "in": "query", "schema": obj{"type": "string"}, "description": "comma list of fields to return (_id always)"}
 }
 
-func filterableNames(r *Resource) []string {
+func filterableNames(r *resource.Resource) []string {
 	var out []string
 	for _, f := range r.Fields {
 		if f.Filter && !f.WriteOnly && !f.Virtual {
@@ -189,7 +199,7 @@ func filterableNames(r *Resource) []string {
 // recordSchema describes a record (input: what clients may send). Both are
 // closed: a record holds only declared fields, and a body with another field
 // is answered 422.
-func recordSchema(fields []Field, input bool) obj {
+func recordSchema(fields []resource.Field, input bool) obj {
 	props := obj{}
 	var required []any
 	for i := range fields {
@@ -209,13 +219,13 @@ func recordSchema(fields []Field, input bool) obj {
 	return s
 }
 
-func fieldSchema(f *Field, input bool) obj {
+func fieldSchema(f *resource.Field, input bool) obj {
 	var s obj
 	switch f.Type {
-	case TString:
+	case resource.TString:
 		max := f.MaxLen
 		if max == 0 {
-			max = DefaultMaxLen
+			max = resource.DefaultMaxLen
 		}
 		s = obj{"type": "string", "maxLength": max}
 		if input && f.Required {
@@ -225,32 +235,32 @@ func fieldSchema(f *Field, input bool) obj {
 			s["enum"] = toAny(f.Enum)
 		}
 		switch f.Format {
-		case FEmail:
+		case resource.FEmail:
 			s["format"] = "email"
-		case FURL:
+		case resource.FURL:
 			s["format"] = "uri"
-		case FPhone:
+		case resource.FPhone:
 			s["pattern"] = `^\+[1-9][0-9]{1,14}$`
-		case FCountry:
+		case resource.FCountry:
 			s["pattern"] = "^[A-Z]{2}$"
 		}
-	case TNumber:
+	case resource.TNumber:
 		s = obj{"type": "number"}
-	case TInteger:
+	case resource.TInteger:
 		s = obj{"type": "integer"}
-	case TBool:
+	case resource.TBool:
 		s = obj{"type": "boolean"}
-	case TDate:
+	case resource.TDate:
 		s = obj{"type": "string", "format": "date-time"}
-	case TObjectID:
+	case resource.TObjectID:
 		s = obj{"type": "string", "pattern": "^[0-9a-fA-F]{24}$"}
-	case TObject:
+	case resource.TObject:
 		if f.FreeForm {
 			s = obj{"type": "object", "additionalProperties": true}
 		} else {
 			s = recordSchema(f.Fields, input)
 		}
-	case TArray:
+	case resource.TArray:
 		items := obj{}
 		if f.Items != nil {
 			items = fieldSchema(f.Items, input)
@@ -281,7 +291,7 @@ func fieldSchema(f *Field, input bool) obj {
 
 // replaceSchema is the body of a PUT: the input fields plus the record's
 // _id (PUT /{plural} needs it, PUT /{plural}/{id} accepts it when equal).
-func replaceSchema(fields []Field) obj {
+func replaceSchema(fields []resource.Field) obj {
 	s := recordSchema(fields, true)
 	s["properties"].(obj)["_id"] = obj{"type": "string", "pattern": "^[0-9a-fA-F]{24}$", "description": "the record's id"}
 	return s
@@ -337,7 +347,7 @@ func PublicOperation(summary, description string, pathParams []string, ok int) m
 }
 
 // anyRequired: a body whose fields are all optional may be left out.
-func anyRequired(fields []Field) bool {
+func anyRequired(fields []resource.Field) bool {
 	for _, f := range fields {
 		if f.Required {
 			return true

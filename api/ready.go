@@ -1,6 +1,8 @@
 package api
 
 import (
+	"platform/kernel/resource"
+
 	"context"
 	"errors"
 	"log/slog"
@@ -92,9 +94,9 @@ func (s *Server) healthz(*Request) (*Response, error) {
 // readyz answers 200 when the process and every dependency are ready, else
 // 503 with one entry per failing one. The checks run in parallel.
 func (s *Server) readyz(r *Request) (*Response, error) {
-	var failing []ErrorEntry
+	var failing []resource.ErrorEntry
 	if state := s.processState(); state != "" {
-		failing = append(failing, ErrorEntry{Code: CodeUnavailable, Field: "process", Message: state})
+		failing = append(failing, resource.ErrorEntry{Code: resource.CodeUnavailable, Field: "process", Message: state})
 	}
 	pending := make([]<-chan struct{}, len(s.ready))
 	for i, p := range s.ready {
@@ -105,7 +107,7 @@ func (s *Server) readyz(r *Request) (*Response, error) {
 		deps[p.Name] = "up"
 		if err := p.result(r.Ctx, pending[i]); err != nil {
 			deps[p.Name] = "down"
-			failing = append(failing, ErrorEntry{Code: CodeUnavailable, Field: p.Name, Message: p.Name + " is not reachable"})
+			failing = append(failing, resource.ErrorEntry{Code: resource.CodeUnavailable, Field: p.Name, Message: p.Name + " is not reachable"})
 		}
 	}
 	if len(failing) > 0 {

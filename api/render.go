@@ -1,6 +1,8 @@
 package api
 
 import (
+	"platform/kernel/resource"
+
 	"context"
 	"errors"
 	"fmt"
@@ -130,7 +132,7 @@ func (s *Server) write(c *gin.Context, status int, env *Envelope) {
 
 func (s *Server) meta(c *gin.Context, status int) Meta {
 	m := Meta{
-		Links: []Link{}, Relations: []RelationLink{}, Actions: []ActionLink{}, Errors: []ErrorEntry{},
+		Links: []Link{}, Relations: []RelationLink{}, Actions: []ActionLink{}, Errors: []resource.ErrorEntry{},
 		DebugID: obs.DebugID(c.Request.Context()),
 		Version: Version{Host: s.hostVersion(c), Core: CoreVersion},
 		Code:    status, Status: "success",

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"platform/kernel/resource"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -64,7 +66,7 @@ func (r *Request) Header(name string) string { return r.header.Get(name) }
 func (r *Request) JSON() (map[string]any, error) {
 	data, err := io.ReadAll(io.LimitReader(r.body, r.maxBody+1))
 	if err != nil {
-		return nil, BadRequest(CodeMalformed, "", "could not read the request body").WithCause(err)
+		return nil, BadRequest(resource.CodeMalformed, "", "could not read the request body").WithCause(err)
 	}
 	if int64(len(data)) > r.maxBody {
 		return nil, NewError(http.StatusRequestEntityTooLarge, CodeTooLarge, "", "the body is larger than %d bytes", r.maxBody)
@@ -98,7 +100,7 @@ func decodeObject(data []byte) (map[string]any, error) {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, BadRequest(CodeMalformed, "", "the body must be a JSON object")
+		return nil, BadRequest(resource.CodeMalformed, "", "the body must be a JSON object")
 	}
 	return obj, nil
 }
@@ -108,17 +110,17 @@ func jsonError(err error) error {
 	var refused *jsonlimit.Error
 	switch {
 	case errors.As(err, &refused) && refused.TooDeep:
-		return BadRequest(CodeTooDeep, "", "the body's %v", refused)
+		return BadRequest(resource.CodeTooDeep, "", "the body's %v", refused)
 	case errors.As(err, &refused):
-		return Invalid(FieldError(CodeType, refused.Path, "field %q must be a finite number; this one is beyond the range of a 64-bit float", refused.Path))
+		return resource.Invalid(resource.FieldError(resource.CodeType, refused.Path, "field %q must be a finite number; this one is beyond the range of a 64-bit float", refused.Path))
 	case errors.Is(err, jsonlimit.ErrTrailingData):
-		return BadRequest(CodeMalformed, "", "the body holds more than one JSON value")
+		return BadRequest(resource.CodeMalformed, "", "the body holds more than one JSON value")
 	case errors.As(err, &syn):
-		return BadRequest(CodeMalformed, "", "malformed JSON at byte %d: %s", syn.Offset, syn.Error())
+		return BadRequest(resource.CodeMalformed, "", "malformed JSON at byte %d: %s", syn.Offset, syn.Error())
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return BadRequest(CodeMalformed, "", "malformed JSON: the body ends too early")
+		return BadRequest(resource.CodeMalformed, "", "malformed JSON: the body ends too early")
 	}
-	return BadRequest(CodeMalformed, "", "malformed JSON: %s", err.Error())
+	return BadRequest(resource.CodeMalformed, "", "malformed JSON: %s", err.Error())
 }
 
 // newRequest builds a Request from gin's context.

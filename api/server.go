@@ -4,6 +4,8 @@
 package api
 
 import (
+	"platform/kernel/resource"
+
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -53,7 +55,7 @@ type Module struct {
 	Name      string // path segment in the gateway form, e.g. "crm"
 	HostLabel string // <label>-api.<domain>
 	Version   string
-	Resources []*Resource
+	Resources []*resource.Resource
 	// Routes adds routes beyond the generic ones (relative to the module);
 	// Paths describes them for the module's OpenAPI document.
 	Routes func(r *ModuleRouter)
@@ -63,7 +65,7 @@ type Module struct {
 // Deps are the Server's dependencies, satisfied by the composition root.
 type Deps struct {
 	Config   *settings.Config
-	Services *Services
+	Service  *resource.Service
 	Verifier TokenVerifier
 	Limiter  Limiter
 	Bugs     BugReporter
@@ -74,7 +76,7 @@ type Deps struct {
 // Server is the HTTP API.
 type Server struct {
 	cfg     *settings.Config
-	svc     *Services
+	svc     *resource.Service
 	log     *slog.Logger
 	verify  TokenVerifier
 	limiter Limiter
@@ -95,10 +97,10 @@ func (s *Server) Drain() { s.draining.Store(true) }
 
 // New builds the server with its global routes.
 func New(d Deps) *Server {
-	s := newServer(d.Config, d.Services.Log, d.Metrics, d.Ready)
-	s.svc, s.verify, s.limiter, s.bugs = d.Services, d.Verifier, d.Limiter, d.Bugs
+	s := newServer(d.Config, d.Service.Log, d.Metrics, d.Ready)
+	s.svc, s.verify, s.limiter, s.bugs = d.Service, d.Verifier, d.Limiter, d.Bugs
 	s.engine.NoRoute(s.adapt(func(*Request) (*Response, error) {
-		return nil, NewError(http.StatusNotFound, CodeNotFound, "", "no such endpoint")
+		return nil, NewError(http.StatusNotFound, resource.CodeNotFound, "", "no such endpoint")
 	}))
 	s.engine.NoMethod(s.adapt(func(*Request) (*Response, error) {
 		return nil, NewError(http.StatusMethodNotAllowed, CodeMethod, "", "method not allowed on this endpoint")
@@ -116,7 +118,7 @@ func Starting(cfg *settings.Config, log *slog.Logger) *Server {
 	s := newServer(cfg, log, obs.NewMetrics(), nil)
 	s.starting = true
 	unavailable := s.adapt(func(*Request) (*Response, error) {
-		e := NewError(http.StatusServiceUnavailable, CodeUnavailable, "", "the platform is starting; retry shortly")
+		e := NewError(http.StatusServiceUnavailable, resource.CodeUnavailable, "", "the platform is starting; retry shortly")
 		e.Header = http.Header{"Retry-After": {"1"}}
 		return nil, e
 	})
@@ -153,6 +155,9 @@ func NewHTTPServer(cfg *settings.Config, h http.Handler) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: cfg.HTTPReadHeaderTimeout,
 		ReadTimeout: cfg.HTTPReadTimeout, IdleTimeout: cfg.HTTPIdleTimeout}
 }
+
+// Module is the mounted module of that name, or nil.
+func (s *Server) Module(name string) *Module { return s.modules[name] }
 
 // Engine exposes the router so services outside the modules (OAuth, audit,
 // tracking) can add routes.
@@ -233,7 +238,7 @@ func (s *Server) recoverPanic(c *gin.Context) {
 				panic(v)
 			}
 			s.renderError(c, &Error{Status: http.StatusInternalServerError, Cause: panicError{v},
-				Entries: []ErrorEntry{{Code: CodeInternal, Message: "internal error; quote the debug id when reporting it"}}})
+				Entries: []resource.ErrorEntry{{Code: resource.CodeInternal, Message: "internal error; quote the debug id when reporting it"}}})
 			c.Abort()
 		}
 	}()
@@ -264,7 +269,7 @@ func (s *Server) eventNames(*Request) (*Response, error) {
 	return &Response{Payload: s.svc.Registry.EventNames()}, nil
 }
 
-func (s *Server) hostLabel(r *Resource) string {
+func (s *Server) hostLabel(r *resource.Resource) string {
 	if m := s.modules[r.Module]; m != nil {
 		return m.HostLabel
 	}

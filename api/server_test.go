@@ -22,6 +22,7 @@ import (
 
 	"platform/api"
 	"platform/kernel/obs"
+	"platform/kernel/resource"
 	"platform/kernel/settings"
 	"platform/kernel/store"
 	"platform/modules/crm"
@@ -51,8 +52,8 @@ func TestRateLimiterOfAGoneClientIs499(t *testing.T) {
 	log := obs.NewLogger(logs, "info")
 	limiter := stalledLimiter{entered: make(chan struct{})}
 	s := api.New(api.Deps{
-		Config: p.Config, Services: &api.Services{Store: p.Store, Events: p.Events, Registry: api.NewRegistry(), Log: log},
-		Verifier: p.Verifier, Limiter: limiter, Bugs: &crm.BugRecorder{Store: p.Store, Log: log}, Metrics: obs.NewMetrics(),
+		Config: p.Config, Service: &resource.Service{Store: p.Store, Events: p.Events, Registry: resource.NewRegistry(), Log: log},
+		Verifier: p.Verifier, Limiter: limiter, Bugs: &crm.BugRecorder{Service: p.Service, Log: log}, Metrics: obs.NewMetrics(),
 	})
 	require.NoError(t, s.Mount(context.Background(), &api.Module{Name: "gate", HostLabel: "gate", Version: "0.0.1",
 		Routes: func(r *api.ModuleRouter) {
@@ -101,7 +102,7 @@ func readyServer(t *testing.T, checks ...api.ReadyCheck) string {
 	cfg, err := settings.Load("test", nil)
 	require.NoError(t, err)
 	log := testenv.Logger(t)
-	s := api.New(api.Deps{Config: cfg, Services: &api.Services{Registry: api.NewRegistry(), Log: log}, Metrics: obs.NewMetrics(), Ready: checks})
+	s := api.New(api.Deps{Config: cfg, Service: &resource.Service{Registry: resource.NewRegistry(), Log: log}, Metrics: obs.NewMetrics(), Ready: checks})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return srv.URL

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"platform/kernel/resource"
 
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -48,7 +49,11 @@ type App struct {
 	Verifier *auth.Verifier
 	Identity *identity.Service
 	Events   *events.Recorder
-	Registry *api.Registry
+	Registry *resource.Registry
+	// Service is the record service every write of a record goes through.
+	Service *resource.Service
+	// Bugs files runtime errors as Bug tasks (HTTP, workflows, activities).
+	Bugs *crm.BugRecorder
 	API      *api.Server
 	Audit    audit.Writer
 	OAuth    *oauth.Service
@@ -68,13 +73,22 @@ type App struct {
 func Modules() []*api.Module { return (&App{}).modules() }
 
 func (a *App) modules() []*api.Module {
-	return []*api.Module{crm.Module(), marketing.Module(), developer.Module(), audit.Module(), automation.Module(a.automationDeps()),
+	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(), developer.Module(), audit.Module(), automation.Module(a.automationDeps()),
 		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit})}
+}
+
+// mailHistory is marketing's mail history for the CRM; nil for the
+// declarations alone (Modules).
+func (a *App) mailHistory() crm.MailHistory {
+	if a.Service == nil {
+		return nil
+	}
+	return marketing.History{Service: a.Service}
 }
 
 // New wires everything and ensures the indexes of every collection.
 func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Client, log *slog.Logger) (*App, error) {
-	a := &App{Config: cfg, Store: st, Temporal: tc, Log: log, Metrics: obs.NewMetrics(), Registry: api.NewRegistry()}
+	a := &App{Config: cfg, Store: st, Temporal: tc, Log: log, Metrics: obs.NewMetrics(), Registry: resource.NewRegistry()}
 	a.Keys = auth.NewKeyRing(st)
 	a.Minter = &auth.Minter{Keys: a.Keys, Issuer: cfg.AuthURL, Audience: cfg.GatewayURL}
 	a.Revocations = oauth.NewRevocationList(st)
@@ -88,8 +102,9 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 	if err := a.openVault(ctx); err != nil {
 		return nil, err
 	}
-	svc := &api.Services{Store: st, Events: a.Events, Registry: a.Registry, Log: log}
-	if err := a.wireEvents(svc); err != nil {
+	a.Service = &resource.Service{Store: st, Events: a.Events, Registry: a.Registry, Log: log}
+	a.Bugs = &crm.BugRecorder{Service: a.Service, Log: log}
+	if err := a.wireEvents(a.Service); err != nil {
 		return nil, err
 	}
 	a.wirePipelines()
@@ -98,9 +113,9 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 		ready = append(ready, api.ReadyCheck{Name: "temporal", Check: temporalx.Ready(tc)})
 	}
 	a.API = api.New(api.Deps{
-		Config: cfg, Services: svc, Verifier: a.Verifier,
+		Config: cfg, Service: a.Service, Verifier: a.Verifier,
 		Limiter: ratelimit.New(st, cfg.RateLimit, cfg.RateWindow),
-		Bugs:    &crm.BugRecorder{Store: st, Log: log}, Metrics: a.Metrics, Ready: ready,
+		Bugs:    a.Bugs, Metrics: a.Metrics, Ready: ready,
 	})
 	for _, m := range a.modules() {
 		if err := a.API.Mount(ctx, m); err != nil {
@@ -168,7 +183,7 @@ const notifierSlots = 256
 
 // wireEvents lets stored events start their dispatch workflows, and actions
 // start workflows, when the process has a Temporal client.
-func (a *App) wireEvents(svc *api.Services) error {
+func (a *App) wireEvents(svc *resource.Service) error {
 	g, err := outbound.New(a.Config.OutboundAllow)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"platform/api"
 	"platform/kernel/notify"
 	"platform/kernel/ratelimit"
+	"platform/kernel/resource"
 	"platform/modules/automation"
 	"platform/modules/automation/runs"
 	"platform/sandbox"
@@ -17,7 +18,7 @@ import (
 var DataModules = []string{"crm", "marketing"}
 
 var (
-	_ activities.Records      = (*api.Records)(nil)
+	_ activities.Records      = (*resource.Records)(nil)
 	_ activities.Sandbox      = (*sandbox.Lazy)(nil)
 	_ automation.CodeRunner   = (*sandbox.Lazy)(nil)
 	_ automation.ScheduleSync = (*runs.Schedules)(nil)
@@ -68,7 +69,7 @@ func (a *App) automationDeps() automation.Deps {
 		d.Vault = a.Vault
 	}
 	if a.API != nil {
-		d.Records = a.API.Records(DataModules...)
+		d.Records = a.Service.Records(DataModules...)
 	}
 	if a.pipes.launcher != nil { // a process with Temporal
 		d.Launcher, d.Runs, d.Starter = a.pipes.launcher, a.Temporal, a.starter(a.Config.TaskQueue)
@@ -85,7 +86,7 @@ func (a *App) hookLimiter() api.Limiter {
 // activities.
 func (a *App) pipelineActivities(acts *activities.Activities) {
 	acts.Sandbox = a.pipes.sandbox
-	acts.Records = a.API.Records(DataModules...)
+	acts.Records = a.Service.Records(DataModules...)
 	acts.Notifier = a.pipes.notifier
 	acts.Launcher = a.pipes.launcher
 	if a.Vault != nil {

@@ -25,9 +25,9 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"platform/activities"
-	"platform/api"
 	"platform/app"
 	"platform/kernel/outbound"
+	"platform/kernel/resource"
 	"platform/kernel/settings"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
@@ -80,7 +80,7 @@ type pipeFixture struct {
 	ctx      context.Context
 	customer string
 	app      *app.App
-	records  *api.Records
+	records  *resource.Records
 	acts     *activities.Activities
 }
 
@@ -99,7 +99,7 @@ func newPipeFixture(t *testing.T) *pipeFixture {
 	cust, _, err := a.Identity.EnsureCustomer(ctx, "acme", "Acme Corp", []string{"*"})
 	require.NoError(t, err)
 	f := newFixtureOn(t, st, cust.ID)
-	f.app, f.records = a, a.API.Records("crm")
+	f.app, f.records = a, a.Service.Records("crm")
 	f.acts.Records = f.records
 	return f
 }

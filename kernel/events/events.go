@@ -6,16 +6,16 @@ package events
 
 import (
 	"context"
+	"platform/kernel/resource"
 	"sync"
 	"time"
 
-	"platform/api"
 	"platform/kernel/groupcommit"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
 )
 
-var _ api.EventRecorder = (*Recorder)(nil)
+var _ resource.EventRecorder = (*Recorder)(nil)
 
 // Collection holds the recorded events.
 const Collection = "events"
@@ -52,7 +52,7 @@ type Recorder struct {
 	batches *groupcommit.Inserter
 }
 
-// Record implements api.EventRecorder.
+// Record implements resource.EventRecorder.
 func (r *Recorder) Record(ctx context.Context, name string, data store.Doc) error {
 	cust, err := tenant.Customer(ctx)
 	if err != nil {

@@ -1,4 +1,4 @@
-package api
+package resource
 
 import "platform/kernel/query"
 
@@ -59,6 +59,14 @@ type Field struct {
 // DefaultMaxLen caps strings that declare no limit, so no field can hold a
 // document-sized value by accident.
 const DefaultMaxLen = 10000
+
+// maxLen is the longest string the field takes.
+func (f *Field) maxLen() int {
+	if f.MaxLen > 0 {
+		return f.MaxLen
+	}
+	return DefaultMaxLen
+}
 
 // queryType maps a field to the query package's type for filter coercion.
 func (f *Field) queryType() query.FieldType {

@@ -1,9 +1,13 @@
-package api
+// Package resource is the record service: one declaration per resource
+// drives validation, rights, events, indexes and (through package api) the
+// OpenAPI description, and every write of a record goes through Service,
+// whoever makes it: the HTTP handlers, workflows and their activities, the
+// platform's own bookkeeping. It knows nothing of HTTP: its errors are
+// kinds (not found, conflict, invalid, ...), which package api renders.
+package resource
 
 import (
-	"context"
 	"fmt"
-	"sort"
 
 	"platform/kernel/query"
 	"platform/kernel/store"
@@ -13,7 +17,7 @@ import (
 // rights, events, indexes and the OpenAPI description all come from it:
 // adding a resource is adding a declaration.
 type Resource struct {
-	Module string // module name, e.g. "crm"
+	Module string // module name, e.g. "crm"; filled in when the module is mounted
 	Plural string // collection and path segment, e.g. "consumers"
 	Entity string // right segment; defaults to Plural
 	Title  string // human name of one record, e.g. "consumer"
@@ -24,10 +28,14 @@ type Resource struct {
 	// ReadOnly resources serve list and get only (records are written by the platform).
 	ReadOnly bool
 
+	// Key, when set, names a unique string field that addresses a record
+	// wherever its id does (/flags/:slug): its values may not look like
+	// an id (24 hexadecimal characters), so the two are never confused.
+	Key string
+
 	Indexes   []store.Index // beyond those derived from Unique/Sort/Filter fields
 	Actions   []Action
 	Relations []Relation
-	Subs      []Sub
 	Hooks     Hooks
 	// DefaultSort orders lists without ?sort (natural order when empty).
 	DefaultSort []store.SortField
@@ -35,90 +43,11 @@ type Resource struct {
 	SortFirst []store.SortField
 
 	byName map[string]*Field // filled by complete(); present() looks up every key of every record
-
 }
 
 // Rights names the right each verb needs.
 type Rights struct {
 	View, Create, Edit, Delete string
-}
-
-// Action is a custom operation: POST /{plural}/:id/actions/<name>.
-type Action struct {
-	Name  string
-	Title string
-	Right string // defaults to <module>.<entity>.edit
-	// Event is the verb of the event emitted on success (<plural>.<Event>).
-	Event string
-	// Body declares the accepted body; nil means no body (an empty object is accepted).
-	Body []Field
-	// AllowMissing runs the action even when the record is gone (Record is
-	// nil), so an action that removes its record can be retried.
-	AllowMissing bool
-	Run          func(ctx context.Context, call *ActionCall) (*ActionResult, error)
-}
-
-// ActionCall is what an action receives.
-type ActionCall struct {
-	Resource *Resource
-	ID       string
-	Record   store.Doc // the record as the caller may see it
-	Body     store.Doc
-	Services *Services
-}
-
-// ActionResult is an action's answer. EventData is the event's data; when
-// nil and Payload is a record, the record is used.
-type ActionResult struct {
-	Payload   any
-	EventData store.Doc
-	NoEvent   bool // the action changed nothing (an idempotent retry)
-}
-
-// Relation is a related resource listed in meta.relations.
-type Relation struct {
-	Rel    string
-	Title  string
-	Module string
-	Plural string
-	Right  string
-	// Sub, when set, links to the sub-resource path of this record.
-	Sub string
-}
-
-// Sub is a sub-resource list: GET /{plural}/:id/<Name> lists Target records
-// whose Key field equals the id.
-type Sub struct {
-	Name   string
-	Module string
-	Plural string
-	Key    string
-	Where  query.Expr // extra condition (notes: targetType)
-	// Unavailable, when it returns an error, answers instead (e.g. a module that is not active).
-	Unavailable func(ctx context.Context) error
-}
-
-// Hooks let a resource add rules the declaration cannot express.
-type Hooks struct {
-	// BeforeWrite runs on create (w.Old == nil) and update, after field
-	// validation and before storing; it may change w.New or reject.
-	BeforeWrite func(ctx context.Context, w *Write) error
-	// ReadFilter restricts what the caller may see (nil: everything).
-	ReadFilter func(ctx context.Context) query.Expr
-	// Present adds virtual fields to a record on its way out.
-	Present func(doc store.Doc)
-	// AfterDelete runs after a record is deleted.
-	AfterDelete func(ctx context.Context, s *Services, old store.Doc) error
-}
-
-// Write is a record on its way into the store.
-type Write struct {
-	Old      store.Doc // nil on create
-	New      store.Doc
-	Services *Services
-	// Once holds values shown in the create answer only: never stored, never
-	// in the event (a client secret shown once).
-	Once store.Doc
 }
 
 // Verb names of the generic events.
@@ -288,57 +217,8 @@ func cut(path string) (string, string, bool) {
 	return path, "", false
 }
 
-// sortable reports whether path may be used in ?sort.
-func (r *Resource) sortable(path string) bool {
+// Sortable reports whether path may be used to order a list.
+func (r *Resource) Sortable(path string) bool {
 	f := r.Field(path)
 	return f != nil && f.Sort
-}
-
-// Registry holds every declared resource.
-type Registry struct {
-	byKey map[string]*Resource
-}
-
-// NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{byKey: map[string]*Resource{}} }
-
-// Add registers a resource (completing it with the standard fields).
-func (g *Registry) Add(r *Resource) {
-	r.complete()
-	g.byKey[r.Module+"/"+r.Plural] = r
-}
-
-// Get finds a resource by module and plural.
-func (g *Registry) Get(module, plural string) *Resource { return g.byKey[module+"/"+plural] }
-
-// ByPlural finds a resource by its collection name in any module.
-func (g *Registry) ByPlural(plural string) *Resource {
-	for _, r := range g.byKey {
-		if r.Plural == plural {
-			return r
-		}
-	}
-	return nil
-}
-
-// All lists resources in a stable order.
-func (g *Registry) All() []*Resource {
-	out := make([]*Resource, 0, len(g.byKey))
-	for _, r := range g.byKey {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		return out[i].Module+"/"+out[i].Plural < out[j].Module+"/"+out[j].Plural
-	})
-	return out
-}
-
-// EventNames lists every event of every resource, sorted.
-func (g *Registry) EventNames() []string {
-	var out []string
-	for _, r := range g.All() {
-		out = append(out, r.EventNames()...)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -1,4 +1,4 @@
-package api
+package resource
 
 import (
 	"encoding/json"
@@ -125,10 +125,7 @@ func (v *validator) str(f *Field, raw any, path string) (any, bool) {
 		v.fail(CodeRequired, path, "field %q is required and cannot be empty", path)
 		return nil, false
 	}
-	max := f.MaxLen
-	if max == 0 {
-		max = DefaultMaxLen
-	}
+	max := f.maxLen()
 	if utf8.RuneCountInString(s) > max {
 		v.fail(CodeInvalid, path, "field %q is longer than %d characters", path, max)
 		return nil, false

@@ -48,7 +48,7 @@ func (s *Starter) Once(ctx context.Context, st Start) (started bool, err error) 
 	return err == nil, err
 }
 
-// StartOnce implements api.WorkflowStarter: keyword search attributes by name.
+// StartOnce implements resource.WorkflowStarter: keyword search attributes by name.
 func (s *Starter) StartOnce(ctx context.Context, id string, attrs map[string]string, workflow any, input any) (bool, error) {
 	var updates []temporal.SearchAttributeUpdate
 	for k, v := range attrs {

@@ -5,7 +5,10 @@
 // workflows (packages dispatch, workflows, activities).
 package automation
 
-import "platform/api"
+import (
+	"platform/api"
+	"platform/kernel/resource"
+)
 
 // Version is the module's meta.version.host.
 const Version = "1.0.0"
@@ -14,7 +17,7 @@ const Version = "1.0.0"
 func Module(d Deps) *api.Module {
 	return &api.Module{
 		Name: "automation", HostLabel: "automation", Version: Version,
-		Resources: []*api.Resource{
+		Resources: []*resource.Resource{
 			Webhooks(d), WebhookDeliveries(), WebhookRetries(),
 			Pipelines(d), PipelineVersions(), Triggers(d), Functions(d), PipelineRuns(d),
 		},

@@ -2,7 +2,8 @@ package automation
 
 import (
 	"context"
-	"net/http"
+
+	"platform/kernel/resource"
 
 	"platform/activities"
 	"platform/api"
@@ -12,13 +13,13 @@ import (
 )
 
 // Deps are what the pipeline, trigger, function and run resources need
-// beyond api.Services. A nil dependency makes the routes that need it
+// beyond api.Service. A nil dependency makes the routes that need it
 // answer 503 (a process without Temporal or without a sandbox).
 type Deps struct {
 	// Store serves the public webhook-trigger route (which has no
-	// api.Services); Starter starts workflows there.
+	// api.Service); Starter starts workflows there.
 	Store   store.Store
-	Starter api.WorkflowStarter
+	Starter resource.WorkflowStarter
 	// Code runs and compiles user code (sandbox.Pool).
 	Code CodeRunner
 	// Launcher starts pipeline runs.
@@ -56,9 +57,9 @@ type ScheduleSync interface {
 
 // RecordResources resolves the collections db steps may use.
 type RecordResources interface {
-	Resource(plural string, write bool) (*api.Resource, error)
+	Resource(plural string, write bool) (*resource.Resource, error)
 }
 
 func unavailable(what string) error {
-	return api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "%s is unavailable in this process", what)
+	return resource.Unavailable("%s is unavailable in this process", what)
 }

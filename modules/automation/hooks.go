@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"platform/kernel/resource"
+
 	"platform/api"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
@@ -36,7 +38,7 @@ func hookPaths() map[string]any {
 }
 
 func hookNotFound() error {
-	return api.NewError(http.StatusNotFound, api.CodeNotFound, "", "no webhook trigger has this URL")
+	return api.NewError(http.StatusNotFound, resource.CodeNotFound, "", "no webhook trigger has this URL")
 }
 
 func receiveHook(d Deps, req *api.Request) (*api.Response, error) {
@@ -80,7 +82,7 @@ func receiveHook(d Deps, req *api.Request) (*api.Response, error) {
 		Name: "webhook", Timestamp: time.Now().UTC().Truncate(time.Millisecond), Data: body,
 	}}
 	if _, err := d.Starter.StartOnce(ctx, firing, map[string]string{runs.AttrCustomer: cust}, runs.FireWorkflow, in); err != nil {
-		return nil, api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the call could not be accepted; try again").WithCause(err)
+		return nil, resource.Unavailable("the call could not be accepted; try again").WithCause(err)
 	}
 	return &api.Response{Status: http.StatusAccepted, Payload: map[string]any{"accepted": true, "firing": firing, "trigger": id}}, nil
 }
@@ -92,7 +94,7 @@ func (d Deps) takeHook(req *api.Request, trigger string) error {
 	}
 	info, err := d.HookLimiter.Take(req.Ctx, "hook:"+trigger)
 	if err != nil {
-		return api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "rate limiter unavailable").WithCause(err)
+		return resource.Unavailable("rate limiter unavailable").WithCause(err)
 	}
 	if !info.Allowed {
 		wait := max(int(time.Until(info.Reset).Seconds()+0.999), 1)

@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"reflect"
 	"time"
+
+	"platform/kernel/resource"
 
 	"platform/api"
 	"platform/kernel/auth"
@@ -21,47 +22,43 @@ import (
 // Pipelines declares /pipelines: multi-step workflows run by Temporal.
 // Every change of name, trigger or steps is a new version, frozen in
 // /pipelineversions; a run keeps the version it started with.
-func Pipelines(d Deps) *api.Resource {
-	stepFields := []api.Field{
-		{Name: "id", Type: api.TString, Required: true},
-		{Name: "type", Type: api.TString, Required: true, Enum: pipeline.Types},
+func Pipelines(d Deps) *resource.Resource {
+	stepFields := []resource.Field{
+		{Name: "id", Type: resource.TString, Required: true},
+		{Name: "type", Type: resource.TString, Required: true, Enum: pipeline.Types},
 	}
-	return &api.Resource{
-		Module: "automation", Plural: runs.Pipelines, Title: "pipeline",
-		Fields: []api.Field{
-			{Name: "name", Type: api.TString, Required: true, MaxLen: 200, Filter: true, Sort: true},
-			{Name: "description", Type: api.TString, MaxLen: 2000},
-			{Name: "active", Type: api.TBool, Default: true, Filter: true, Sort: true, Description: "inactive pipelines are not started by triggers (manual runs still work)"},
-			{Name: "trigger", Type: api.TObject, Filter: true, Description: "what starts the pipeline: {event, filter?} (an event name or wildcard and a filter on the event's data in the list query language) or {id} (a reusable trigger); none: manual runs only",
-				Fields: []api.Field{
-					{Name: "event", Type: api.TString, MaxLen: 200, Filter: true},
-					{Name: "filter", Type: api.TObject, FreeForm: true},
-					{Name: "cron", Type: api.TString, MaxLen: 200, Description: "five-field cron expression or @hourly, @every 15m ..."},
-					{Name: "timezone", Type: api.TString, MaxLen: 64, Description: "IANA time zone of cron, default UTC"},
-					{Name: "id", Type: api.TObjectID, Filter: true},
+	return &resource.Resource{
+		Plural: runs.Pipelines, Title: "pipeline",
+		Fields: []resource.Field{
+			{Name: "name", Type: resource.TString, Required: true, MaxLen: 200, Filter: true, Sort: true},
+			{Name: "description", Type: resource.TString, MaxLen: 2000},
+			{Name: "active", Type: resource.TBool, Default: true, Filter: true, Sort: true, Description: "inactive pipelines are not started by triggers (manual runs still work)"},
+			{Name: "trigger", Type: resource.TObject, Filter: true, Description: "what starts the pipeline: {event, filter?} (an event name or wildcard and a filter on the event's data in the list query language) or {id} (a reusable trigger); none: manual runs only",
+				Fields: []resource.Field{
+					{Name: "event", Type: resource.TString, MaxLen: 200, Filter: true},
+					{Name: "filter", Type: resource.TObject, FreeForm: true},
+					{Name: "cron", Type: resource.TString, MaxLen: 200, Description: "five-field cron expression or @hourly, @every 15m ..."},
+					{Name: "timezone", Type: resource.TString, MaxLen: 64, Description: "IANA time zone of cron, default UTC"},
+					{Name: "id", Type: resource.TObjectID, Filter: true},
 				}},
-			{Name: "steps", Type: api.TArray, Required: true, Items: &api.Field{Type: api.TObject, FreeForm: true, Fields: stepFields},
+			{Name: "steps", Type: resource.TArray, Required: true, Items: &resource.Field{Type: resource.TObject, FreeForm: true, Fields: stepFields},
 				Description: "steps, run from the first: each {id, type, ...settings}; see docs/pipelines.md"},
-			{Name: "version", Type: api.TInteger, ReadOnly: true, Filter: true, Sort: true, Description: "current version; every change of name, trigger or steps adds one"},
+			{Name: "version", Type: resource.TInteger, ReadOnly: true, Filter: true, Sort: true, Description: "current version; every change of name, trigger or steps adds one"},
 		},
-		Actions: []api.Action{{
+		Actions: []resource.Action{{
 			Name: "run", Title: "start a run now with an input (triggeredBy manual)", Right: "automation.pipelines.run",
-			Body: []api.Field{{Name: "input", Type: api.TObject, FreeForm: true, Description: "the run's event data (template roots event.data and input)"}},
-			Run: func(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) {
+			Body: []resource.Field{{Name: "input", Type: resource.TObject, FreeForm: true, Description: "the run's event data (template roots event.data and input)"}},
+			Run: func(ctx context.Context, call *resource.ActionCall) (*resource.ActionResult, error) {
 				return runPipeline(ctx, d, call)
 			},
 		}},
-		Relations: []api.Relation{
-			{Rel: "runs", Title: "runs of the pipeline", Module: "automation", Plural: runs.Runs, Right: "automation.pipelineruns.view", Sub: "runs"},
-			{Rel: "versions", Title: "frozen versions", Module: "automation", Plural: runs.Versions, Right: "automation.pipelineversions.view", Sub: "versions"},
+		Relations: []resource.Relation{
+			{Rel: "runs", Title: "runs of the pipeline", Target: "automation/" + runs.Runs, Key: "pipeline"},
+			{Rel: "versions", Title: "frozen versions", Target: "automation/" + runs.Versions, Key: "pipeline"},
 		},
-		Subs: []api.Sub{
-			{Name: "runs", Module: "automation", Plural: runs.Runs, Key: "pipeline"},
-			{Name: "versions", Module: "automation", Plural: runs.Versions, Key: "pipeline"},
-		},
-		Hooks: api.Hooks{
-			BeforeWrite: func(ctx context.Context, w *api.Write) error { return pipelineWrite(ctx, d, w) },
-			AfterDelete: func(ctx context.Context, _ *api.Services, old store.Doc) error {
+		Hooks: resource.Hooks{
+			BeforeWrite: func(ctx context.Context, w *resource.Write) error { return pipelineWrite(ctx, d, w) },
+			AfterDelete: func(ctx context.Context, _ *resource.Service, old store.Doc) error {
 				return syncPipelineSchedule(ctx, d, old, nil)
 			},
 		},
@@ -69,13 +66,13 @@ func Pipelines(d Deps) *api.Resource {
 }
 
 // PipelineVersions declares the read-only /pipelineversions.
-func PipelineVersions() *api.Resource {
-	return &api.Resource{
-		Module: "automation", Plural: runs.Versions, Title: "pipeline version", ReadOnly: true,
-		Fields: []api.Field{
-			{Name: "pipeline", Type: api.TObjectID, Filter: true},
-			{Name: "version", Type: api.TInteger, Filter: true, Sort: true},
-			{Name: "definition", Type: api.TObject, FreeForm: true, Description: "name, trigger and steps as they were"},
+func PipelineVersions() *resource.Resource {
+	return &resource.Resource{
+		Plural: runs.Versions, Title: "pipeline version", ReadOnly: true,
+		Fields: []resource.Field{
+			{Name: "pipeline", Type: resource.TObjectID, Filter: true},
+			{Name: "version", Type: resource.TInteger, Filter: true, Sort: true},
+			{Name: "definition", Type: resource.TObject, FreeForm: true, Description: "name, trigger and steps as they were"},
 		},
 		Indexes: []store.Index{{Name: "by_pipeline_version", Keys: []store.SortField{{Field: "pipeline"}, {Field: "version"}}}},
 	}
@@ -83,13 +80,13 @@ func PipelineVersions() *api.Resource {
 
 // pipelineWrite validates the definition, stores it normalised and freezes
 // a new version when it changed.
-func pipelineWrite(ctx context.Context, d Deps, w *api.Write) error {
+func pipelineWrite(ctx context.Context, d Deps, w *resource.Write) error {
 	def, err := pipeline.FromDoc(w.New)
 	if err != nil {
 		return problemsError(err)
 	}
 	id, _ := w.New["_id"].(string)
-	env := &pipelineEnv{svc: w.Services, deps: d, caller: auth.From(ctx)}
+	env := &pipelineEnv{svc: w.Service, deps: d, caller: auth.From(ctx)}
 	problems, err := pipeline.Validate(ctx, def, id, env)
 	if err != nil {
 		return err
@@ -97,12 +94,12 @@ func pipelineWrite(ctx context.Context, d Deps, w *api.Write) error {
 	if len(problems) > 0 {
 		entries := make([]api.ErrorEntry, len(problems))
 		for i, p := range problems {
-			entries[i] = api.FieldError(api.CodeInvalid, p.Field, "%s", p.Message)
+			entries[i] = resource.FieldError(resource.CodeInvalid, p.Field, "%s", p.Message)
 			if p.Line > 0 {
-				entries[i].Code, entries[i].Line, entries[i].Column = api.CodeSyntax, p.Line, p.Column
+				entries[i].Code, entries[i].Line, entries[i].Column = resource.CodeSyntax, p.Line, p.Column
 			}
 		}
-		return api.Invalid(entries...)
+		return resource.Invalid(entries...)
 	}
 	norm, err := def.ToDoc()
 	if err != nil {
@@ -118,7 +115,7 @@ func pipelineWrite(ctx context.Context, d Deps, w *api.Write) error {
 		return err
 	}
 	if def.Trigger != nil && def.Trigger.Event != "" {
-		if err := events.Subscribe(ctx, w.Services.Store, def.Trigger.Event); err != nil {
+		if err := events.Subscribe(ctx, w.Service.Store, def.Trigger.Event); err != nil {
 			return err
 		}
 	}
@@ -127,7 +124,7 @@ func pipelineWrite(ctx context.Context, d Deps, w *api.Write) error {
 	}
 	version := int(store.Int(w.Old["version"])) + 1
 	w.New["version"] = int64(version)
-	_, err = w.Services.Store.Collection(runs.Versions).Upsert(ctx, runs.VersionID(id, version), store.Update{Set: store.Doc{
+	_, err = w.Service.Store.Collection(runs.Versions).Upsert(ctx, runs.VersionID(id, version), store.Update{Set: store.Doc{
 		"pipeline": id, "version": int64(version), "createdAt": time.Now().UTC().Truncate(time.Millisecond), "createdBy": w.New["modifiedBy"],
 		"definition": store.Doc{"name": w.New["name"], "trigger": w.New["trigger"], "steps": w.New["steps"]},
 	}})
@@ -137,7 +134,7 @@ func pipelineWrite(ctx context.Context, d Deps, w *api.Write) error {
 func problemsError(err error) error {
 	var p *pipeline.Problem
 	if errors.As(err, &p) {
-		return api.Invalid(api.FieldError(api.CodeInvalid, p.Field, "%s", p.Message))
+		return resource.Invalid(resource.FieldError(resource.CodeInvalid, p.Field, "%s", p.Message))
 	}
 	return err
 }
@@ -157,7 +154,7 @@ func sameDefinition(a, b store.Doc) bool {
 // pipelineEnv answers the validator's questions from the store, the
 // registry, the sandbox and the caller's rights.
 type pipelineEnv struct {
-	svc    *api.Services
+	svc    *resource.Service
 	deps   Deps
 	caller *auth.Principal
 }
@@ -222,9 +219,9 @@ func (e *pipelineEnv) Collection(_ context.Context, coll, op string) (string, er
 	}
 	r, err := e.deps.Records.Resource(coll, op != pipeline.OpRead)
 	if err != nil {
-		var apiErr *api.Error
-		if errors.As(err, &apiErr) && len(apiErr.Entries) > 0 {
-			return apiErr.Entries[0].Message, nil
+		var re *resource.Error
+		if errors.As(err, &re) && len(re.Entries) > 0 {
+			return re.Entries[0].Message, nil
 		}
 		return "", err
 	}
@@ -253,7 +250,7 @@ func (e *pipelineEnv) Compile(ctx context.Context, lang, code string) (*pipeline
 }
 
 // runPipeline starts a manual run with the body's input.
-func runPipeline(ctx context.Context, d Deps, call *api.ActionCall) (*api.ActionResult, error) {
+func runPipeline(ctx context.Context, d Deps, call *resource.ActionCall) (*resource.ActionResult, error) {
 	if d.Launcher == nil {
 		return nil, unavailable("starting runs")
 	}
@@ -266,13 +263,13 @@ func runPipeline(ctx context.Context, d Deps, call *api.ActionCall) (*api.Action
 		Event: runs.Event{Name: "manual", Timestamp: time.Now().UTC().Truncate(time.Millisecond), Data: input},
 	})
 	if err != nil {
-		return nil, api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the run could not be started; try again").WithCause(err)
+		return nil, resource.Unavailable("the run could not be started; try again").WithCause(err)
 	}
-	rec, err := call.Services.Store.Collection(runs.Runs).Get(ctx, id)
+	rec, err := call.Service.Store.Collection(runs.Runs).Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return &api.ActionResult{Payload: map[string]any{"run": rec}, NoEvent: true}, nil
+	return &resource.ActionResult{Payload: map[string]any{"run": rec}, NoEvent: true}, nil
 }
 
 // syncPipelineSchedule keeps the Temporal schedule of a pipeline with an
@@ -290,7 +287,7 @@ func syncPipelineSchedule(ctx context.Context, d Deps, old, next store.Doc) erro
 		return unavailable("cron schedules")
 	}
 	if err := d.Schedules.Sync(ctx, sc, needed); err != nil {
-		return api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the pipeline's schedule could not be saved; try again").WithCause(err)
+		return resource.Unavailable("the pipeline's schedule could not be saved; try again").WithCause(err)
 	}
 	return nil
 }

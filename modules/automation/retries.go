@@ -3,10 +3,10 @@ package automation
 import (
 	"context"
 	"errors"
-	"net/http"
 	"time"
 
-	"platform/api"
+	"platform/kernel/resource"
+
 	"platform/kernel/query"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
@@ -16,30 +16,30 @@ import (
 
 // WebhookRetries declares the read-only /webhookretries: deliveries whose
 // attempts all failed, with their attempt history, and the retry action.
-func WebhookRetries() *api.Resource {
-	attempt := []api.Field{
-		{Name: "round", Type: api.TInteger}, {Name: "attempt", Type: api.TInteger}, {Name: "at", Type: api.TDate},
-		{Name: "statusCode", Type: api.TInteger}, {Name: "error", Type: api.TString}, {Name: "durationMs", Type: api.TInteger},
+func WebhookRetries() *resource.Resource {
+	attempt := []resource.Field{
+		{Name: "round", Type: resource.TInteger}, {Name: "attempt", Type: resource.TInteger}, {Name: "at", Type: resource.TDate},
+		{Name: "statusCode", Type: resource.TInteger}, {Name: "error", Type: resource.TString}, {Name: "durationMs", Type: resource.TInteger},
 	}
-	return &api.Resource{
-		Module: "automation", Plural: webhook.RetriesCollection, Title: "parked webhook delivery", ReadOnly: true,
-		Fields: []api.Field{
-			{Name: "event", Type: api.TObjectID, Filter: true, Description: "event id"},
-			{Name: "eventName", Type: api.TString, Filter: true, Sort: true},
-			{Name: "webhook", Type: api.TObjectID, Filter: true},
-			{Name: "delivery", Type: api.TString, Filter: true, Description: "X-Platform-Delivery / webhook-id, kept by retries"},
-			{Name: "status", Type: api.TString, Filter: true, Sort: true,
+	return &resource.Resource{
+		Plural: webhook.RetriesCollection, Title: "parked webhook delivery", ReadOnly: true,
+		Fields: []resource.Field{
+			{Name: "event", Type: resource.TObjectID, Filter: true, Description: "event id"},
+			{Name: "eventName", Type: resource.TString, Filter: true, Sort: true},
+			{Name: "webhook", Type: resource.TObjectID, Filter: true},
+			{Name: "delivery", Type: resource.TString, Filter: true, Description: "X-Platform-Delivery / webhook-id, kept by retries"},
+			{Name: "status", Type: resource.TString, Filter: true, Sort: true,
 				Enum:        []string{webhook.StatusParked, webhook.StatusRetrying, webhook.StatusDelivered, webhook.StatusDeactivated, webhook.StatusSkipped},
 				Description: "parked after the last failed attempt; retrying while a retry round runs; then delivered, parked again, deactivated (410) or skipped (webhook inactive or deleted)"},
-			{Name: "round", Type: api.TInteger, Filter: true, Description: "number of retry rounds started"},
-			{Name: "attemptCount", Type: api.TInteger, Filter: true, Sort: true},
-			{Name: "attempts", Type: api.TArray, Items: &api.Field{Type: api.TObject, Fields: attempt}},
-			{Name: "firstAttemptAt", Type: api.TDate, Filter: true, Sort: true},
-			{Name: "lastAttemptAt", Type: api.TDate, Filter: true, Sort: true},
+			{Name: "round", Type: resource.TInteger, Filter: true, Description: "number of retry rounds started"},
+			{Name: "attemptCount", Type: resource.TInteger, Filter: true, Sort: true},
+			{Name: "attempts", Type: resource.TArray, Items: &resource.Field{Type: resource.TObject, Fields: attempt}},
+			{Name: "firstAttemptAt", Type: resource.TDate, Filter: true, Sort: true},
+			{Name: "lastAttemptAt", Type: resource.TDate, Filter: true, Sort: true},
 		},
-		Actions: []api.Action{{Name: "retry", Title: "deliver again: a new round of up to 5 attempts", Event: "retried", Run: retryDelivery}},
-		Relations: []api.Relation{
-			{Rel: "webhook", Title: "the webhook", Module: "automation", Plural: webhook.Collection, Right: "automation.webhooks.view"},
+		Actions: []resource.Action{{Name: "retry", Title: "deliver again: a new round of up to 5 attempts", Event: "retried", Run: retryDelivery}},
+		Relations: []resource.Relation{
+			{Rel: "webhook", Title: "the webhook", Target: "automation/" + webhook.Collection},
 		},
 	}
 }
@@ -49,9 +49,9 @@ func WebhookRetries() *api.Resource {
 // after it), then its workflow is started under a deterministic id: a
 // repeated request, or one after a crash between the two steps, starts the
 // round once.
-func retryDelivery(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) {
-	if call.Services.Workflows == nil {
-		return nil, api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "workflows are unavailable in this process")
+func retryDelivery(ctx context.Context, call *resource.ActionCall) (*resource.ActionResult, error) {
+	if call.Service.Workflows == nil {
+		return nil, resource.Unavailable("workflows are unavailable in this process")
 	}
 	rec, claimed, err := claimRound(ctx, call)
 	if err != nil {
@@ -62,26 +62,26 @@ func retryDelivery(ctx context.Context, call *api.ActionCall) (*api.ActionResult
 	cust, _ := tenant.Customer(ctx)
 	attrs := map[string]string{workflows.AttrCustomer: cust, workflows.AttrWebhook: in.WebhookID, workflows.AttrEvent: in.EventID}
 	id := workflows.DeliveryWorkflowID(in.EventID, in.WebhookID, in.Round)
-	if _, err := call.Services.Workflows.StartOnce(ctx, id, attrs, workflows.WebhookDelivery, in); err != nil {
-		return nil, api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the retry could not be started; try again").WithCause(err)
+	if _, err := call.Service.Workflows.StartOnce(ctx, id, attrs, workflows.WebhookDelivery, in); err != nil {
+		return nil, resource.Unavailable("the retry could not be started; try again").WithCause(err)
 	}
-	return &api.ActionResult{Payload: rec, NoEvent: !claimed}, nil
+	return &resource.ActionResult{Payload: rec, NoEvent: !claimed}, nil
 }
 
 // claimRound moves a parked record to the next round (status retrying) and
 // reports whether this call did. A record already retrying is returned as
 // it is, so its round is (re)started; a delivered one is a conflict.
-func claimRound(ctx context.Context, call *api.ActionCall) (store.Doc, bool, error) {
+func claimRound(ctx context.Context, call *resource.ActionCall) (store.Doc, bool, error) {
 	rec := call.Record
 	switch rec["status"] {
 	case webhook.StatusDelivered:
-		return nil, false, api.NewError(http.StatusConflict, api.CodeConflict, "status", "the delivery has been delivered; there is nothing to retry")
+		return nil, false, resource.Conflict("status", "the delivery has been delivered; there is nothing to retry")
 	case webhook.StatusRetrying:
 		return rec, false, nil
 	}
 	round, _ := rec["round"].(int64)
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	coll := call.Services.Store.Collection(webhook.RetriesCollection)
+	coll := call.Service.Store.Collection(webhook.RetriesCollection)
 	doc, err := coll.Update(ctx, query.AllOf(query.ID(call.ID), query.Eq("round", round)), store.Update{
 		Set: store.Doc{"status": webhook.StatusRetrying, "round": round + 1, "updatedAt": now},
 	})

@@ -6,10 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"net/http"
 	"slices"
 	"strings"
-	"time"
+
+	"platform/kernel/resource"
 
 	"platform/api"
 	"platform/kernel/events"
@@ -40,50 +40,52 @@ var settingsOfTrigger = map[string][]string{
 
 // Triggers declares /triggers: reusable starts of pipelines. A pipeline
 // uses one with trigger {id}; one trigger can start several pipelines.
-func Triggers(d Deps) *api.Resource {
-	return &api.Resource{
-		Module: "automation", Plural: runs.Triggers, Title: "trigger",
-		Fields: []api.Field{
-			{Name: "name", Type: api.TString, Required: true, MaxLen: 200, Filter: true, Sort: true},
-			{Name: "description", Type: api.TString, MaxLen: 2000},
-			{Name: "type", Type: api.TString, Required: true, Enum: []string{TriggerEvent, TriggerCron, TriggerWebhook, TriggerManual}, Filter: true, Sort: true,
+func Triggers(d Deps) *resource.Resource {
+	return &resource.Resource{
+		Plural: runs.Triggers, Title: "trigger",
+		Fields: []resource.Field{
+			{Name: "name", Type: resource.TString, Required: true, MaxLen: 200, Filter: true, Sort: true},
+			{Name: "description", Type: resource.TString, MaxLen: 2000},
+			{Name: "type", Type: resource.TString, Required: true, Enum: []string{TriggerEvent, TriggerCron, TriggerWebhook, TriggerManual}, Filter: true, Sort: true,
 				Description: "event: a platform event (event, filter); cron: a schedule (cron, timezone); webhook: an incoming HTTP call on a public URL; manual: POST /pipelines/:id/actions/run"},
-			{Name: "active", Type: api.TBool, Default: true, Filter: true, Description: "inactive triggers start nothing (a cron trigger's schedule is removed, a webhook URL answers 404)"},
-			{Name: "event", Type: api.TString, MaxLen: 200, Filter: true, Description: "event name or wildcard (event triggers)"},
-			{Name: "filter", Type: api.TObject, FreeForm: true, Description: "filter on the event's data in the list query language (event triggers)"},
-			{Name: "cron", Type: api.TString, MaxLen: 200, Description: "five-field cron expression or @hourly, @daily, @every 15m ... (cron triggers)"},
-			{Name: "timezone", Type: api.TString, MaxLen: 64, Description: "IANA time zone of the cron expression, default UTC"},
-			{Name: "tokenHash", Type: api.TString, ReadOnly: true, WriteOnly: true},
-			{Name: "webhookUrl", Type: api.TString, ReadOnly: true, Virtual: true,
+			{Name: "active", Type: resource.TBool, Default: true, Filter: true, Description: "inactive triggers start nothing (a cron trigger's schedule is removed, a webhook URL answers 404)"},
+			{Name: "event", Type: resource.TString, MaxLen: 200, Filter: true, Description: "event name or wildcard (event triggers)"},
+			{Name: "filter", Type: resource.TObject, FreeForm: true, Description: "filter on the event's data in the list query language (event triggers)"},
+			{Name: "cron", Type: resource.TString, MaxLen: 200, Description: "five-field cron expression or @hourly, @daily, @every 15m ... (cron triggers)"},
+			{Name: "timezone", Type: resource.TString, MaxLen: 64, Description: "IANA time zone of the cron expression, default UTC"},
+			{Name: "tokenHash", Type: resource.TString, ReadOnly: true, WriteOnly: true},
+			{Name: "webhookUrl", Type: resource.TString, ReadOnly: true, Virtual: true,
 				Description: "the public URL of a webhook trigger; shown only in the answers of create and rotateToken (it holds the secret token)"},
 		},
-		Actions: []api.Action{{
+		Actions: []resource.Action{{
 			Name: "rotateToken", Title: "replace the webhook URL's token (the old URL stops working)", Event: "rotated",
-			Run: func(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) {
+			Run: func(ctx context.Context, call *resource.ActionCall) (*resource.ActionResult, error) {
 				return rotateToken(ctx, d, call)
 			},
 		}},
-		Relations: []api.Relation{{Rel: "pipelines", Title: "pipelines using the trigger", Module: "automation", Plural: runs.Pipelines, Right: "automation.pipelines.view"}},
-		Hooks: api.Hooks{
-			BeforeWrite: func(ctx context.Context, w *api.Write) error { return triggerWrite(ctx, d, w) },
-			AfterDelete: func(ctx context.Context, s *api.Services, old store.Doc) error { return triggerDeleted(ctx, d, s, old) },
+		Relations: []resource.Relation{{Rel: "pipelines", Title: "pipelines using the trigger", Target: "automation/" + runs.Pipelines}},
+		Hooks: resource.Hooks{
+			BeforeWrite: func(ctx context.Context, w *resource.Write) error { return triggerWrite(ctx, d, w) },
+			AfterDelete: func(ctx context.Context, s *resource.Service, old store.Doc) error {
+				return triggerDeleted(ctx, d, s, old)
+			},
 		},
 	}
 }
 
-func triggerWrite(ctx context.Context, d Deps, w *api.Write) error {
+func triggerWrite(ctx context.Context, d Deps, w *resource.Write) error {
 	if errs := checkTrigger(w); len(errs) > 0 {
-		return api.Invalid(errs...)
+		return resource.Invalid(errs...)
 	}
 	id, _ := w.New["_id"].(string)
 	typ := w.New["type"]
 	if ev, _ := w.New["event"].(string); typ == TriggerEvent {
-		if err := events.Subscribe(ctx, w.Services.Store, ev); err != nil {
+		if err := events.Subscribe(ctx, w.Service.Store, ev); err != nil {
 			return err
 		}
 	}
 	if typ == TriggerWebhook && (w.Old == nil || w.Old["tokenHash"] == nil) {
-		url, hash, err := issueToken(ctx, d, w.Services, id)
+		url, hash, err := issueToken(ctx, d, w.Service, id)
 		if err != nil {
 			return err
 		}
@@ -94,7 +96,7 @@ func triggerWrite(ctx context.Context, d Deps, w *api.Write) error {
 		w.Once["webhookUrl"] = url
 	}
 	if typ != TriggerWebhook && w.Old != nil && w.Old["tokenHash"] != nil {
-		if err := dropToken(ctx, w.Services, w.Old); err != nil {
+		if err := dropToken(ctx, w.Service, w.Old); err != nil {
 			return err
 		}
 		delete(w.New, "tokenHash")
@@ -105,7 +107,7 @@ func triggerWrite(ctx context.Context, d Deps, w *api.Write) error {
 		}
 		sc, needed := runs.TriggerSchedule(w.New)
 		if err := d.Schedules.Sync(ctx, sc, needed); err != nil {
-			return api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the trigger's schedule could not be saved; try again").WithCause(err)
+			return resource.Unavailable("the trigger's schedule could not be saved; try again").WithCause(err)
 		}
 	}
 	return nil
@@ -113,25 +115,25 @@ func triggerWrite(ctx context.Context, d Deps, w *api.Write) error {
 
 // checkTrigger validates the settings of the trigger's type and refuses
 // those of other types.
-func checkTrigger(w *api.Write) []api.ErrorEntry {
+func checkTrigger(w *resource.Write) []api.ErrorEntry {
 	typ, _ := w.New["type"].(string)
 	var errs []api.ErrorEntry
 	for _, k := range []string{"event", "filter", "cron", "timezone"} {
 		if w.New[k] != nil && !slices.Contains(settingsOfTrigger[typ], k) {
-			errs = append(errs, api.FieldError(api.CodeInvalid, k, "%s is not a setting of %s triggers", k, typ))
+			errs = append(errs, resource.FieldError(resource.CodeInvalid, k, "%s is not a setting of %s triggers", k, typ))
 		}
 	}
 	switch typ {
 	case TriggerEvent:
 		ev, _ := w.New["event"].(string)
 		if ev == "" {
-			errs = append(errs, api.FieldError(api.CodeRequired, "event", "event triggers need event: an event name such as consumers.created, or a wildcard"))
-		} else if why := webhook.CheckPattern(ev, w.Services.Registry.EventNames()); why != "" {
-			errs = append(errs, api.FieldError(api.CodeInvalid, "event", "%q %s", ev, why))
+			errs = append(errs, resource.FieldError(resource.CodeRequired, "event", "event triggers need event: an event name such as consumers.created, or a wildcard"))
+		} else if why := webhook.CheckPattern(ev, w.Service.Registry.EventNames()); why != "" {
+			errs = append(errs, resource.FieldError(resource.CodeInvalid, "event", "%q %s", ev, why))
 		}
 		if f, ok := w.New["filter"].(map[string]any); ok {
 			if _, err := query.Parse(f, nil); err != nil {
-				errs = append(errs, api.FieldError(api.CodeInvalid, "filter", "filter: %v", err))
+				errs = append(errs, resource.FieldError(resource.CodeInvalid, "filter", "filter: %v", err))
 			}
 		}
 	case TriggerCron:
@@ -147,14 +149,14 @@ func checkCron(t store.Doc) []api.ErrorEntry {
 		t["timezone"] = "UTC"
 	}
 	if setting, why := pipeline.CheckCron(expr, tz); why != "" {
-		return []api.ErrorEntry{api.FieldError(api.CodeInvalid, setting, "%s", why)}
+		return []api.ErrorEntry{resource.FieldError(resource.CodeInvalid, setting, "%s", why)}
 	}
 	return nil
 }
 
 // issueToken makes a new unguessable token for a webhook trigger and
 // indexes its hash; it returns the URL (shown once) and the hash (kept).
-func issueToken(ctx context.Context, d Deps, s *api.Services, trigger string) (url, hash string, err error) {
+func issueToken(ctx context.Context, d Deps, s *resource.Service, trigger string) (url, hash string, err error) {
 	raw := make([]byte, 32)
 	if _, err := rand.Read(raw); err != nil {
 		return "", "", err
@@ -181,7 +183,7 @@ func tokenHash(token string) string {
 	return hex.EncodeToString(h[:])
 }
 
-func dropToken(ctx context.Context, s *api.Services, old store.Doc) error {
+func dropToken(ctx context.Context, s *resource.Service, old store.Doc) error {
 	hash, _ := old["tokenHash"].(string)
 	if hash == "" {
 		return nil
@@ -190,7 +192,7 @@ func dropToken(ctx context.Context, s *api.Services, old store.Doc) error {
 	return err
 }
 
-func triggerDeleted(ctx context.Context, d Deps, s *api.Services, old store.Doc) error {
+func triggerDeleted(ctx context.Context, d Deps, s *resource.Service, old store.Doc) error {
 	if err := dropToken(ctx, s, old); err != nil {
 		return err
 	}
@@ -202,28 +204,25 @@ func triggerDeleted(ctx context.Context, d Deps, s *api.Services, old store.Doc)
 }
 
 // rotateToken replaces a webhook trigger's token.
-func rotateToken(ctx context.Context, d Deps, call *api.ActionCall) (*api.ActionResult, error) {
+func rotateToken(ctx context.Context, d Deps, call *resource.ActionCall) (*resource.ActionResult, error) {
 	if call.Record["type"] != TriggerWebhook {
-		return nil, api.NewError(http.StatusConflict, api.CodeConflict, "type", "only webhook triggers have a token")
+		return nil, resource.Conflict("type", "only webhook triggers have a token")
 	}
-	url, hash, err := issueToken(ctx, d, call.Services, call.ID)
+	url, hash, err := issueToken(ctx, d, call.Service, call.ID)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := call.Services.Store.Collection(runs.Triggers).Update(ctx, query.ID(call.ID), store.Update{Set: store.Doc{
-		"tokenHash": hash, "updatedAt": time.Now().UTC().Truncate(time.Millisecond),
-	}})
+	rec, err := call.Service.Apply(ctx, call.Resource, query.ID(call.ID), resource.Change{Set: store.Doc{"tokenHash": hash}})
 	if err != nil {
 		return nil, err
 	}
-	if err := dropToken(ctx, call.Services, call.Record); err != nil {
+	if err := dropToken(ctx, call.Service, call.Record); err != nil {
 		return nil, err
 	}
-	delete(rec, "tokenHash")
 	out := store.Doc{}
 	for k, v := range rec {
 		out[k] = v
 	}
 	out["webhookUrl"] = url
-	return &api.ActionResult{Payload: out, EventData: rec}, nil
+	return &resource.ActionResult{Payload: out, EventData: rec}, nil
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"unicode/utf8"
 
+	"platform/kernel/resource"
+
 	"platform/api"
 	"platform/kernel/events"
 	"platform/kernel/store"
@@ -17,47 +19,43 @@ import (
 const MaxEventPatterns = 100
 
 // Webhooks declares /webhooks.
-func Webhooks(d Deps) *api.Resource {
-	return &api.Resource{
-		Module: "automation", Plural: webhook.Collection, Title: "webhook",
-		Fields: []api.Field{
-			{Name: "name", Type: api.TString, Required: true, MaxLen: 200, Filter: true, Sort: true, Description: "display name"},
-			{Name: "url", Type: api.TString, Format: api.FURL, Required: true, MaxLen: 2048, Filter: true,
+func Webhooks(d Deps) *resource.Resource {
+	return &resource.Resource{
+		Plural: webhook.Collection, Title: "webhook",
+		Fields: []resource.Field{
+			{Name: "name", Type: resource.TString, Required: true, MaxLen: 200, Filter: true, Sort: true, Description: "display name"},
+			{Name: "url", Type: resource.TString, Format: resource.FURL, Required: true, MaxLen: 2048, Filter: true,
 				Description: "receiver; HTTPS recommended. Special-purpose addresses (private, loopback, link-local, documentation, ... every range of the IANA special-purpose registries) and the platform host's own addresses are refused at delivery time unless PLATFORM_OUTBOUND_ALLOW opens them"},
-			{Name: "events", Type: api.TArray, Items: &api.Field{Type: api.TString, MaxLen: 200}, Required: true, Filter: true,
+			{Name: "events", Type: resource.TArray, Items: &resource.Field{Type: resource.TString, MaxLen: 200}, Required: true, Filter: true,
 				Description: "event names (GET /events), <plural>.* or *"},
-			{Name: "secret", Type: api.TString, WriteOnly: true, MaxLen: 1024,
+			{Name: "secret", Type: resource.TString, WriteOnly: true, MaxLen: 1024,
 				Description: "at least 32 characters; enables X-Platform-Signature and webhook-signature. Never returned; a PUT without it keeps it, PATCH with null removes it"},
-			{Name: "active", Type: api.TBool, Default: true, Filter: true, Sort: true, Description: "inactive webhooks receive nothing"},
-			{Name: "headers", Type: api.TObject, FreeForm: true,
+			{Name: "active", Type: resource.TBool, Default: true, Filter: true, Sort: true, Description: "inactive webhooks receive nothing"},
+			{Name: "headers", Type: resource.TObject, FreeForm: true,
 				Description: "extra request headers, name to string value; the platform's own headers cannot be set"},
-			{Name: "signed", Type: api.TBool, ReadOnly: true, Filter: true, Description: "a secret is set: deliveries are signed"},
-			{Name: "deactivatedAt", Type: api.TDate, ReadOnly: true, Filter: true, Description: "when a 410 Gone answer deactivated the webhook"},
-			{Name: "deactivatedReason", Type: api.TString, ReadOnly: true},
+			{Name: "signed", Type: resource.TBool, ReadOnly: true, Filter: true, Description: "a secret is set: deliveries are signed"},
+			{Name: "deactivatedAt", Type: resource.TDate, ReadOnly: true, Filter: true, Description: "when a 410 Gone answer deactivated the webhook"},
+			{Name: "deactivatedReason", Type: resource.TString, ReadOnly: true},
 		},
-		Relations: []api.Relation{
-			{Rel: "deliveries", Title: "delivery attempts", Module: "automation", Plural: webhook.DeliveriesCollection, Right: "automation.webhookdeliveries.view", Sub: "deliveries"},
-			{Rel: "retries", Title: "parked deliveries", Module: "automation", Plural: webhook.RetriesCollection, Right: "automation.webhookretries.view", Sub: "retries"},
+		Relations: []resource.Relation{
+			{Rel: "deliveries", Title: "delivery attempts", Target: "automation/" + webhook.DeliveriesCollection, Key: "webhook"},
+			{Rel: "retries", Title: "parked deliveries", Target: "automation/" + webhook.RetriesCollection, Key: "webhook"},
 		},
-		Subs: []api.Sub{
-			{Name: "deliveries", Module: "automation", Plural: webhook.DeliveriesCollection, Key: "webhook"},
-			{Name: "retries", Module: "automation", Plural: webhook.RetriesCollection, Key: "webhook"},
-		},
-		Hooks: api.Hooks{BeforeWrite: func(ctx context.Context, w *api.Write) error { return webhookWrite(ctx, d, w) }},
+		Hooks: resource.Hooks{BeforeWrite: func(ctx context.Context, w *resource.Write) error { return webhookWrite(ctx, d, w) }},
 	}
 }
 
 // webhookWrite checks what field declarations cannot: event names against
 // the registry, the secret's length and the extra headers.
-func webhookWrite(ctx context.Context, d Deps, w *api.Write) error {
+func webhookWrite(ctx context.Context, d Deps, w *resource.Write) error {
 	var errs []api.ErrorEntry
-	errs = append(errs, checkEvents(w.New["events"], w.Services.Registry.EventNames())...)
+	errs = append(errs, checkEvents(w.New["events"], w.Service.Registry.EventNames())...)
 	errs = append(errs, checkSecret(w)...)
 	errs = append(errs, checkHeaders(w.New["headers"])...)
 	if len(errs) > 0 {
-		return api.Invalid(errs...)
+		return resource.Invalid(errs...)
 	}
-	if err := events.Subscribe(ctx, w.Services.Store, store.Strings(w.New["events"])...); err != nil {
+	if err := events.Subscribe(ctx, w.Service.Store, store.Strings(w.New["events"])...); err != nil {
 		return err
 	}
 	w.New["signed"] = w.New["secret"] != nil
@@ -74,7 +72,7 @@ func webhookWrite(ctx context.Context, d Deps, w *api.Write) error {
 // sealSecret encrypts a new secret with the vault (per-customer key, bound
 // to the webhook's id), so the store never holds it in clear. Without a
 // master key it is stored as given; deliveries read either form.
-func sealSecret(ctx context.Context, d Deps, w *api.Write) error {
+func sealSecret(ctx context.Context, d Deps, w *resource.Write) error {
 	s, ok := w.New["secret"].(string)
 	if !ok || d.Vault == nil {
 		return nil
@@ -94,16 +92,16 @@ func sealSecret(ctx context.Context, d Deps, w *api.Write) error {
 func checkEvents(v any, known []string) []api.ErrorEntry {
 	list, _ := v.([]any)
 	if len(list) == 0 {
-		return []api.ErrorEntry{api.FieldError(api.CodeRequired, "events", "events needs at least one event name or wildcard such as consumers.* or *")}
+		return []api.ErrorEntry{resource.FieldError(resource.CodeRequired, "events", "events needs at least one event name or wildcard such as consumers.* or *")}
 	}
 	if len(list) > MaxEventPatterns {
-		return []api.ErrorEntry{api.FieldError(api.CodeInvalid, "events", "events holds at most %d entries", MaxEventPatterns)}
+		return []api.ErrorEntry{resource.FieldError(resource.CodeInvalid, "events", "events holds at most %d entries", MaxEventPatterns)}
 	}
 	var errs []api.ErrorEntry
 	for i, e := range list {
 		s, _ := e.(string)
 		if why := webhook.CheckPattern(s, known); why != "" {
-			errs = append(errs, api.FieldError(api.CodeInvalid, fmt.Sprintf("events[%d]", i), "%q %s", s, why))
+			errs = append(errs, resource.FieldError(resource.CodeInvalid, fmt.Sprintf("events[%d]", i), "%q %s", s, why))
 		}
 	}
 	return errs
@@ -111,13 +109,13 @@ func checkEvents(v any, known []string) []api.ErrorEntry {
 
 // checkSecret enforces the minimum length of a new secret. The message
 // never repeats the value.
-func checkSecret(w *api.Write) []api.ErrorEntry {
+func checkSecret(w *resource.Write) []api.ErrorEntry {
 	s, ok := w.New["secret"].(string)
 	if !ok || (w.Old != nil && w.Old["secret"] == s) {
 		return nil
 	}
 	if utf8.RuneCountInString(s) < webhook.MinSecretLen {
-		return []api.ErrorEntry{api.FieldError(api.CodeInvalid, "secret", "secret must be at least %d characters long", webhook.MinSecretLen)}
+		return []api.ErrorEntry{resource.FieldError(resource.CodeInvalid, "secret", "secret must be at least %d characters long", webhook.MinSecretLen)}
 	}
 	return nil
 }
@@ -125,7 +123,7 @@ func checkSecret(w *api.Write) []api.ErrorEntry {
 func checkHeaders(v any) []api.ErrorEntry {
 	h, _ := v.(map[string]any)
 	if len(h) > webhook.MaxHeaders {
-		return []api.ErrorEntry{api.FieldError(api.CodeInvalid, "headers", "headers holds at most %d entries", webhook.MaxHeaders)}
+		return []api.ErrorEntry{resource.FieldError(resource.CodeInvalid, "headers", "headers holds at most %d entries", webhook.MaxHeaders)}
 	}
 	names := make([]string, 0, len(h))
 	for k := range h {
@@ -136,11 +134,11 @@ func checkHeaders(v any) []api.ErrorEntry {
 	for _, k := range names {
 		s, ok := h[k].(string)
 		if !ok {
-			errs = append(errs, api.FieldError(api.CodeType, "headers."+k, "header %q must have a string value", k))
+			errs = append(errs, resource.FieldError(resource.CodeType, "headers."+k, "header %q must have a string value", k))
 			continue
 		}
 		if why := webhook.CheckHeader(k, s); why != "" {
-			errs = append(errs, api.FieldError(api.CodeInvalid, "headers."+k, "header %q %s", k, why))
+			errs = append(errs, resource.FieldError(resource.CodeInvalid, "headers."+k, "header %q %s", k, why))
 		}
 	}
 	return errs

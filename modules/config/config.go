@@ -6,6 +6,7 @@ package config
 
 import (
 	"platform/api"
+	"platform/kernel/resource"
 	"platform/modules/audit"
 	"platform/modules/config/credentials"
 )
@@ -13,7 +14,7 @@ import (
 // Version is the module's meta.version.host.
 const Version = "1.0.0"
 
-// Deps are what the module needs beyond api.Services.
+// Deps are what the module needs beyond api.Service.
 type Deps struct {
 	// Vault seals and opens the credential values; nil when the process has
 	// no master key: credentials are then listed and edited (without new
@@ -28,6 +29,6 @@ type Deps struct {
 func Module(d Deps) *api.Module {
 	return &api.Module{
 		Name: "config", HostLabel: "config", Version: Version,
-		Resources: []*api.Resource{Credentials(d)},
+		Resources: []*resource.Resource{Credentials(d)},
 	}
 }

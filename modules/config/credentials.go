@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"platform/kernel/resource"
 	"reflect"
 	"regexp"
 
@@ -34,29 +35,29 @@ var typeSlug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 // sealed by the vault before they are stored (credentials.Vault) and are
 // never part of an answer, an event or a log line. Only the audit-logged
 // decrypt action returns them.
-func Credentials(d Deps) *api.Resource {
+func Credentials(d Deps) *resource.Resource {
 	h := &handlers{d: d}
-	return &api.Resource{
-		Module: "config", Plural: credentials.Collection, Title: "credential",
-		Fields: []api.Field{
-			{Name: "name", Type: api.TString, Required: true, MaxLen: 200, Unique: true, Filter: true, Sort: true,
+	return &resource.Resource{
+		Plural: credentials.Collection, Title: "credential",
+		Fields: []resource.Field{
+			{Name: "name", Type: resource.TString, Required: true, MaxLen: 200, Unique: true, Filter: true, Sort: true,
 				Description: "unique per customer; pipeline templates read the values as {{secrets.<name>.<key>}}"},
-			{Name: "type", Type: api.TString, Required: true, MaxLen: 64, Filter: true, Sort: true,
+			{Name: "type", Type: resource.TString, Required: true, MaxLen: 64, Filter: true, Sort: true,
 				Description: "provider slug: lowercase letters and digits, words joined by hyphens (smtp, http-basic, api-key)"},
-			{Name: credentials.Field, Type: api.TObject, FreeForm: true, WriteOnly: true,
+			{Name: credentials.Field, Type: resource.TObject, FreeForm: true, WriteOnly: true,
 				Description: "the secret values, any JSON object (e.g. {\"username\": \"...\", \"password\": \"...\"}); required on create. " +
 					"Stored encrypted (AES-256-CTR with HMAC-SHA256, keys per customer) and never returned: only the audit-logged decrypt action shows them. " +
 					"A PUT or PATCH without it keeps the stored values; sending it replaces them whole; it cannot be removed"},
-			{Name: "_status", Type: api.TString, Enum: []string{credentials.StatusActive, credentials.StatusExpired, credentials.StatusRevoked},
+			{Name: "_status", Type: resource.TString, Enum: []string{credentials.StatusActive, credentials.StatusExpired, credentials.StatusRevoked},
 				Default: credentials.StatusActive, Filter: true, Sort: true,
 				Description: "only active credentials are given to pipelines as secrets"},
-			{Name: "lastTestedAt", Type: api.TDate, ReadOnly: true, Filter: true, Sort: true, Description: "when the credential was last tested against its provider"},
-			{Name: "lastTestStatus", Type: api.TString, Enum: []string{"ok", "fail"}, ReadOnly: true, Filter: true, Description: "outcome of the last test"},
+			{Name: "lastTestedAt", Type: resource.TDate, ReadOnly: true, Filter: true, Sort: true, Description: "when the credential was last tested against its provider"},
+			{Name: "lastTestStatus", Type: resource.TString, Enum: []string{"ok", "fail"}, ReadOnly: true, Filter: true, Description: "outcome of the last test"},
 		},
-		Actions: []api.Action{
+		Actions: []resource.Action{
 			{Name: "decrypt", Title: "return the clear values (admins only; every call is written to the audit trail)", Right: RightDecrypt, Run: h.decrypt},
 		},
-		Hooks: api.Hooks{BeforeWrite: h.beforeWrite},
+		Hooks: resource.Hooks{BeforeWrite: h.beforeWrite},
 	}
 }
 
@@ -65,32 +66,32 @@ type handlers struct{ d Deps }
 // beforeWrite checks the type slug and seals new credential values. The
 // value in w.New is then the sealed form; the clear one goes nowhere else
 // (events and answers leave write-only fields out).
-func (h *handlers) beforeWrite(ctx context.Context, w *api.Write) error {
+func (h *handlers) beforeWrite(ctx context.Context, w *resource.Write) error {
 	var errs []api.ErrorEntry
 	if t, _ := w.New["type"].(string); !typeSlug.MatchString(t) {
-		errs = append(errs, api.FieldError(api.CodeFormat, "type",
+		errs = append(errs, resource.FieldError(resource.CodeFormat, "type",
 			"type must be a provider slug: lowercase letters and digits, words joined by hyphens, such as smtp, http-basic or api-key"))
 	}
 	raw, has := w.New[credentials.Field]
 	var plain map[string]any
 	switch {
 	case !has && w.Old == nil:
-		errs = append(errs, api.FieldError(api.CodeRequired, credentials.Field, "credentials is required: an object with the values to keep, such as {\"password\": \"...\"}"))
+		errs = append(errs, resource.FieldError(resource.CodeRequired, credentials.Field, "credentials is required: an object with the values to keep, such as {\"password\": \"...\"}"))
 	case !has:
-		errs = append(errs, api.FieldError(api.CodeRequired, credentials.Field,
+		errs = append(errs, resource.FieldError(resource.CodeRequired, credentials.Field,
 			"credentials cannot be removed; send new values, set _status to revoked, or delete the credential"))
 	case w.Old != nil && reflect.DeepEqual(raw, w.Old[credentials.Field]):
 		// Not sent (PUT and PATCH keep write-only fields): stays sealed as it is.
 	default:
 		plain, _ = raw.(map[string]any)
 		if len(plain) == 0 {
-			errs = append(errs, api.FieldError(api.CodeInvalid, credentials.Field, "credentials needs at least one value"))
+			errs = append(errs, resource.FieldError(resource.CodeInvalid, credentials.Field, "credentials needs at least one value"))
 		} else if b, err := json.Marshal(plain); err != nil || len(b) > MaxCredentialsBytes {
-			errs = append(errs, api.FieldError(api.CodeInvalid, credentials.Field, "credentials holds at most %d bytes of JSON", MaxCredentialsBytes))
+			errs = append(errs, resource.FieldError(resource.CodeInvalid, credentials.Field, "credentials holds at most %d bytes of JSON", MaxCredentialsBytes))
 		}
 	}
 	if len(errs) > 0 {
-		return api.Invalid(errs...)
+		return resource.Invalid(errs...)
 	}
 	if plain == nil {
 		return nil
@@ -109,8 +110,8 @@ func (h *handlers) beforeWrite(ctx context.Context, w *api.Write) error {
 	}
 	// From now on the store holds values under this key: no process may
 	// start with another one.
-	if err := h.d.Vault.NoteSealed(ctx, w.Services.Store); err != nil {
-		return api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "credential storage is unavailable; try again").WithCause(err)
+	if err := h.d.Vault.NoteSealed(ctx, w.Service.Store); err != nil {
+		return resource.Unavailable("credential storage is unavailable; try again").WithCause(err)
 	}
 	w.New[credentials.Field] = sealed
 	return nil
@@ -118,12 +119,12 @@ func (h *handlers) beforeWrite(ctx context.Context, w *api.Write) error {
 
 // decrypt answers the clear values. It writes the audit record first and
 // answers nothing when that fails: an unaudited decrypt must not happen.
-func (h *handlers) decrypt(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) {
+func (h *handlers) decrypt(ctx context.Context, call *resource.ActionCall) (*resource.ActionResult, error) {
 	if h.d.Vault == nil {
 		return nil, noVault()
 	}
 	if h.d.Audit == nil {
-		return nil, api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "", "decrypt is unavailable: this process has no audit trail")
+		return nil, resource.Unavailable("decrypt is unavailable: this process has no audit trail")
 	}
 	cust, err := tenant.Customer(ctx)
 	if err != nil {
@@ -149,19 +150,19 @@ func (h *handlers) decrypt(ctx context.Context, call *api.ActionCall) (*api.Acti
 	if openErr != nil {
 		r.Outcome = audit.Failure
 		r.Details["reason"] = "the stored value does not open"
-		audit.Logged(ctx, h.d.Audit, call.Services.Log, r)
-		return nil, api.NewError(http.StatusInternalServerError, api.CodeInternal, credentials.Field,
+		audit.Logged(ctx, h.d.Audit, call.Service.Log, r)
+		return nil, resource.Internal(credentials.Field,
 			"the stored credentials cannot be decrypted: they were altered or sealed under another master key").WithCause(openErr)
 	}
 	if err := h.d.Audit.Write(ctx, r); err != nil {
-		return nil, api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "",
+		return nil, api.NewError(http.StatusServiceUnavailable, resource.CodeUnavailable, "",
 			"the decrypt could not be written to the audit trail, so no values are returned; try again").WithCause(err)
 	}
 	out := store.Doc{"_id": id, "name": rec["name"], "type": rec["type"], "_status": rec["_status"], credentials.Field: plain}
-	return &api.ActionResult{Payload: out, NoEvent: true}, nil
+	return &resource.ActionResult{Payload: out, NoEvent: true}, nil
 }
 
 func noVault() error {
-	return api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, credentials.Field,
+	return api.NewError(http.StatusServiceUnavailable, resource.CodeUnavailable, credentials.Field,
 		"credential encryption is not configured in this process: set PLATFORM_MASTER_KEY").WithCause(credentials.ErrNoMasterKey)
 }

@@ -163,7 +163,7 @@ func TestClientHangUpIsNoServerError(t *testing.T) {
 func TestBugRecorderSkipsCancellations(t *testing.T) {
 	t.Parallel()
 	p := testenv.NewPlatform(t, testenv.Options{})
-	rec := &crm.BugRecorder{Store: p.Store, Log: testenv.Logger(t)}
+	rec := &crm.BugRecorder{Service: p.Service, Log: testenv.Logger(t)}
 	cancelled, cancel := context.WithCancel(p.Ctx())
 	cancel()
 	rec.ReportBug(cancelled, "dbg-canceled", "GET /x", fmt.Errorf("find: %w", context.Canceled))

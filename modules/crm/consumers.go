@@ -4,7 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"platform/api"
+	"platform/kernel/resource"
+
 	"platform/kernel/store"
 )
 
@@ -17,45 +18,39 @@ const (
 )
 
 // Consumers declares /consumers.
-func Consumers() *api.Resource {
-	return &api.Resource{
-		Module: "crm", Plural: "consumers", Title: "consumer",
-		Fields: []api.Field{
-			{Name: "email", Type: api.TString, Format: api.FEmail, Required: true, Unique: true, Filter: true, Sort: true, MaxLen: 254, Description: "unique per customer"},
-			{Name: "first_name", Type: api.TString, MaxLen: 200, Filter: true, Sort: true},
-			{Name: "last_name", Type: api.TString, MaxLen: 200, Filter: true, Sort: true},
-			{Name: "profilepicture", Type: api.TString, Format: api.FURL, MaxLen: 2048},
-			{Name: "phone", Type: api.TString, Format: api.FPhone, Filter: true, Description: "E.164"},
-			{Name: "country", Type: api.TString, Format: api.FCountry, Filter: true, Sort: true, Description: "ISO 3166-1 alpha-2"},
-			{Name: "_status", Type: api.TString, Enum: []string{StatusLead, StatusActive, StatusChurned}, ReadOnly: true, Filter: true, Sort: true,
+func Consumers(d Deps) *resource.Resource {
+	return &resource.Resource{
+		Plural: "consumers", Title: "consumer",
+		Fields: []resource.Field{
+			{Name: "email", Type: resource.TString, Format: resource.FEmail, Required: true, Unique: true, Filter: true, Sort: true, MaxLen: 254, Description: "unique per customer"},
+			{Name: "first_name", Type: resource.TString, MaxLen: 200, Filter: true, Sort: true},
+			{Name: "last_name", Type: resource.TString, MaxLen: 200, Filter: true, Sort: true},
+			{Name: "profilepicture", Type: resource.TString, Format: resource.FURL, MaxLen: 2048},
+			{Name: "phone", Type: resource.TString, Format: resource.FPhone, Filter: true, Description: "E.164"},
+			{Name: "country", Type: resource.TString, Format: resource.FCountry, Filter: true, Sort: true, Description: "ISO 3166-1 alpha-2"},
+			{Name: "_status", Type: resource.TString, Enum: []string{StatusLead, StatusActive, StatusChurned}, ReadOnly: true, Filter: true, Sort: true,
 				Description: "lead on create; active after the first completed task; churned when anonymized"},
-			{Name: "customCRM", Type: api.TObject, FreeForm: true, Filter: true, Description: "tenant-specific fields"},
-			{Name: "tags", Type: api.TArray, Items: &api.Field{Type: api.TString, MaxLen: 100}, Filter: true},
-			{Name: "anonymizedAt", Type: api.TDate, ReadOnly: true, Filter: true},
-			{Name: "displayName", Type: api.TString, Virtual: true, Description: "first name, last name and company; absent when all are empty"},
+			{Name: "customCRM", Type: resource.TObject, FreeForm: true, Filter: true, Description: "tenant-specific fields"},
+			{Name: "tags", Type: resource.TArray, Items: &resource.Field{Type: resource.TString, MaxLen: 100}, Filter: true},
+			{Name: "anonymizedAt", Type: resource.TDate, ReadOnly: true, Filter: true},
+			{Name: "displayName", Type: resource.TString, Virtual: true, Description: "first name, last name and company; absent when all are empty"},
 		},
-		Actions: []api.Action{
-			{Name: "anonymize", Title: "irreversibly remove the consumer's personal data", Right: "crm.consumers.delete", Event: "anonymized", Run: anonymize},
+		Actions: []resource.Action{
+			{Name: "anonymize", Title: "irreversibly remove the consumer's personal data", Right: "crm.consumers.delete", Event: "anonymized", Run: anonymize(d)},
 			{Name: "merge", Title: "merge this consumer into keepId and remove it", Right: "crm.consumers.delete", Event: "merged", AllowMissing: true,
-				Body: []api.Field{{Name: "keepId", Type: api.TObjectID, Required: true}}, Run: merge},
+				Body: []resource.Field{{Name: "keepId", Type: resource.TObjectID, Required: true}}, Run: merge(d)},
 		},
-		Relations: []api.Relation{
-			{Rel: "tasks", Title: "tasks of the consumer", Module: "crm", Plural: "tasks", Right: "crm.tasks.view", Sub: "tasks"},
-			{Rel: "notes", Title: "notes on the consumer", Module: "crm", Plural: "notes", Right: "crm.notes.view", Sub: "notes"},
-			{Rel: "maillogs", Title: "mail history", Module: "marketing", Plural: "maillogs", Right: "marketing.maillogs.view", Sub: "maillogs"},
-			{Rel: "orders", Title: "orders (shop module)", Module: "shop", Plural: "orders", Right: "shop.orders.view", Sub: "orders"},
+		Relations: []resource.Relation{
+			{Rel: "tasks", Title: "tasks of the consumer", Target: "crm/tasks", Key: "consumer"},
+			{Rel: "notes", Title: "notes on the consumer", Target: "crm/notes", Key: "targetId", Where: targetIs("consumers")},
+			{Rel: "maillogs", Title: "mail history", Target: "marketing/maillogs", Key: "consumer"},
+			{Rel: "orders", Title: "orders (shop module)", Target: "shop/orders", Key: "consumer", Unavailable: shopInactive},
 		},
-		Subs: []api.Sub{
-			{Name: "tasks", Module: "crm", Plural: "tasks", Key: "consumer"},
-			{Name: "notes", Module: "crm", Plural: "notes", Key: "targetId", Where: targetIs("consumers")},
-			{Name: "maillogs", Module: "marketing", Plural: "maillogs", Key: "consumer"},
-			{Name: "orders", Module: "shop", Plural: "orders", Key: "consumer", Unavailable: shopInactive},
-		},
-		Hooks: api.Hooks{BeforeWrite: consumerWrite, Present: addDisplayName},
+		Hooks: resource.Hooks{BeforeWrite: consumerWrite, Present: addDisplayName},
 	}
 }
 
-func consumerWrite(_ context.Context, w *api.Write) error {
+func consumerWrite(_ context.Context, w *resource.Write) error {
 	// E-mail addresses are compared without case (uniqueness, filters), so
 	// they are stored lower-cased.
 	if e, ok := w.New["email"].(string); ok {
@@ -66,7 +61,7 @@ func consumerWrite(_ context.Context, w *api.Write) error {
 		return nil
 	}
 	if w.Old["anonymizedAt"] != nil {
-		return api.NewError(409, api.CodeConflict, "", "an anonymized consumer cannot be changed")
+		return resource.Conflict("", "an anonymized consumer cannot be changed")
 	}
 	return nil
 }
@@ -93,5 +88,5 @@ func company(doc store.Doc) any {
 }
 
 func shopInactive(context.Context) error {
-	return api.NewError(404, api.CodeInactive, "", "orders need the shop module, which is not active for this customer")
+	return resource.Inactive("orders need the shop module, which is not active for this customer")
 }

@@ -6,9 +6,11 @@ package developer
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 	"strings"
+
+	"platform/kernel/query"
+	"platform/kernel/resource"
 
 	"platform/api"
 	"platform/kernel/store"
@@ -22,30 +24,30 @@ const Version = "1.0.0"
 
 // Module returns the developer module's declaration.
 func Module() *api.Module {
-	return &api.Module{Name: "developer", HostLabel: "developer", Version: Version, Resources: []*api.Resource{Apps()}}
+	return &api.Module{Name: "developer", HostLabel: "developer", Version: Version, Resources: []*resource.Resource{Apps()}}
 }
 
 // Apps declares /apps. Rights: developer.apps.{view|create|edit|delete|rotate-secret}.
-func Apps() *api.Resource {
-	return &api.Resource{
-		Module: "developer", Plural: identity.Apps, Title: "app",
-		Fields: []api.Field{
-			{Name: "name", Type: api.TString, Required: true, MaxLen: 200, Filter: true, Sort: true},
-			{Name: identity.FieldClientID, Type: api.TString, ReadOnly: true, Filter: true, Description: "OAuth client id, starts with oac_"},
-			{Name: identity.FieldRedirectURIs, Type: api.TArray, Required: true, Items: &api.Field{Type: api.TString, MaxLen: 2000},
+func Apps() *resource.Resource {
+	return &resource.Resource{
+		Plural: identity.Apps, Title: "app",
+		Fields: []resource.Field{
+			{Name: "name", Type: resource.TString, Required: true, MaxLen: 200, Filter: true, Sort: true},
+			{Name: identity.FieldClientID, Type: resource.TString, ReadOnly: true, Filter: true, Description: "OAuth client id, starts with oac_"},
+			{Name: identity.FieldRedirectURIs, Type: resource.TArray, Required: true, Items: &resource.Field{Type: resource.TString, MaxLen: 2000},
 				Description: "exact redirect URIs: https, http on a loopback host, or a private-use scheme (com.example.app:/cb)"},
-			{Name: identity.FieldScopes, Type: api.TArray, Required: true, Items: &api.Field{Type: api.TString, MaxLen: 200},
+			{Name: identity.FieldScopes, Type: resource.TArray, Required: true, Items: &resource.Field{Type: resource.TString, MaxLen: 200},
 				Description: "scopes the app may ask for: rights such as crm.consumers.view, wildcards crm.consumers.* and crm.*, profile, email"},
-			{Name: identity.FieldPublic, Type: api.TBool, Default: false, Filter: true,
+			{Name: identity.FieldPublic, Type: resource.TBool, Default: false, Filter: true,
 				Description: "public clients (PKCE only, no secret); fixed at creation"},
-			{Name: "client_secret", Type: api.TString, ReadOnly: true, Virtual: true,
+			{Name: "client_secret", Type: resource.TString, ReadOnly: true, Virtual: true,
 				Description: "confidential apps only: shown once in the answer of create and of rotate-secret, never stored"},
 		},
-		Actions: []api.Action{{
+		Actions: []resource.Action{{
 			Name: "rotate-secret", Title: "replace the app's client secret (the old one stops working at once)",
 			Right: "developer.apps.rotate-secret", Event: "secret-rotated", Run: rotateSecret,
 		}},
-		Hooks: api.Hooks{BeforeWrite: beforeWrite, Present: hideSecretHash, AfterDelete: afterDelete},
+		Hooks: resource.Hooks{BeforeWrite: beforeWrite, Present: hideSecretHash, AfterDelete: afterDelete},
 	}
 }
 
@@ -53,20 +55,20 @@ func hideSecretHash(doc store.Doc) { delete(doc, identity.FieldSecretHash) }
 
 // beforeWrite checks redirect URIs and scopes; on create it issues the
 // client id, the secret and the global client index entry.
-func beforeWrite(ctx context.Context, w *api.Write) error {
-	if errs := checkApp(w.New, scopes.NewCatalog(w.Services.Registry)); len(errs) > 0 {
-		return api.Invalid(errs...)
+func beforeWrite(ctx context.Context, w *resource.Write) error {
+	if errs := checkApp(w.New, scopes.NewCatalog(w.Service.Registry)); len(errs) > 0 {
+		return resource.Invalid(errs...)
 	}
 	if w.Old != nil {
 		if w.New[identity.FieldPublic] != w.Old[identity.FieldPublic] {
-			return api.Invalid(api.FieldError(api.CodeReadOnly, identity.FieldPublic, "public is fixed at creation; register a new app instead"))
+			return resource.Invalid(resource.FieldError(resource.CodeReadOnly, identity.FieldPublic, "public is fixed at creation; register a new app instead"))
 		}
 		return nil
 	}
 	return issueCredentials(ctx, w)
 }
 
-func issueCredentials(ctx context.Context, w *api.Write) error {
+func issueCredentials(ctx context.Context, w *resource.Write) error {
 	cust, err := tenant.Customer(ctx)
 	if err != nil {
 		return err
@@ -80,7 +82,7 @@ func issueCredentials(ctx context.Context, w *api.Write) error {
 		w.New[identity.FieldSecretHash] = hash
 		w.Once = store.Doc{"client_secret": secret}
 	}
-	ids := &identity.Service{Store: w.Services.Store}
+	ids := &identity.Service{Store: w.Service.Store}
 	return ids.RegisterClient(ctx, clientID, cust, w.New["_id"].(string))
 }
 
@@ -88,17 +90,17 @@ func checkApp(doc store.Doc, cat *scopes.Catalog) []api.ErrorEntry {
 	var errs []api.ErrorEntry
 	uris, _ := doc[identity.FieldRedirectURIs].([]any)
 	if len(uris) == 0 {
-		errs = append(errs, api.FieldError(api.CodeRequired, identity.FieldRedirectURIs, "register at least one redirect URI"))
+		errs = append(errs, resource.FieldError(resource.CodeRequired, identity.FieldRedirectURIs, "register at least one redirect URI"))
 	}
 	for _, u := range uris {
 		if s, _ := u.(string); !validRedirect(s) {
-			errs = append(errs, api.FieldError(api.CodeFormat, identity.FieldRedirectURIs,
+			errs = append(errs, resource.FieldError(resource.CodeFormat, identity.FieldRedirectURIs,
 				"%q is not allowed: use an absolute https URI, http on localhost/127.0.0.1/[::1], or a private-use scheme; no fragment, no wildcard", s))
 		}
 	}
 	for _, sc := range store.Strings(doc[identity.FieldScopes]) {
 		if !cat.Valid(sc) {
-			errs = append(errs, api.FieldError(api.CodeInvalid, identity.FieldScopes, "%q names no right of any module (nor profile or email)", sc))
+			errs = append(errs, resource.FieldError(resource.CodeInvalid, identity.FieldScopes, "%q names no right of any module (nor profile or email)", sc))
 		}
 	}
 	return errs
@@ -123,7 +125,7 @@ func validRedirect(s string) bool {
 
 // afterDelete removes the client index entry, so the client id stops
 // working at the token endpoint at once.
-func afterDelete(ctx context.Context, s *api.Services, old store.Doc) error {
+func afterDelete(ctx context.Context, s *resource.Service, old store.Doc) error {
 	id, _ := old[identity.FieldClientID].(string)
 	if id == "" {
 		return nil
@@ -131,18 +133,19 @@ func afterDelete(ctx context.Context, s *api.Services, old store.Doc) error {
 	return (&identity.Service{Store: s.Store}).UnregisterClient(ctx, id)
 }
 
-func rotateSecret(ctx context.Context, call *api.ActionCall) (*api.ActionResult, error) {
+func rotateSecret(ctx context.Context, call *resource.ActionCall) (*resource.ActionResult, error) {
 	if public, _ := call.Record[identity.FieldPublic].(bool); public {
-		return nil, api.NewError(http.StatusConflict, api.CodeConflict, identity.FieldPublic, "a public app has no secret to rotate")
+		return nil, resource.Conflict(identity.FieldPublic, "a public app has no secret to rotate")
 	}
-	doc, secret, err := (&identity.Service{Store: call.Services.Store}).RotateSecret(ctx, call.ID)
+	secret, hash := identity.NewSecret()
+	doc, err := call.Service.Apply(ctx, call.Resource, query.AllOf(query.ID(call.ID), query.Eq(identity.FieldPublic, false)),
+		resource.Change{Set: store.Doc{identity.FieldSecretHash: hash}})
 	if err != nil {
 		return nil, err
 	}
-	hideSecretHash(doc)
 	shown := store.Doc{"client_secret": secret}
 	for k, v := range doc {
 		shown[k] = v
 	}
-	return &api.ActionResult{Payload: shown, EventData: doc}, nil
+	return &resource.ActionResult{Payload: shown, EventData: doc}, nil
 }

@@ -125,18 +125,6 @@ func (s *Service) FirstApp(ctx context.Context) (*App, error) {
 	return appOf(docs[0], cust), nil
 }
 
-// RotateSecret gives a confidential app of the customer of ctx a new secret
-// (the old one stops working at once) and returns the app and the secret.
-func (s *Service) RotateSecret(ctx context.Context, appID string) (store.Doc, string, error) {
-	secret, hash := NewSecret()
-	d, err := s.Store.Collection(Apps).Update(ctx, query.AllOf(query.ID(appID), query.Eq(FieldPublic, false)),
-		store.Update{Set: store.Doc{FieldSecretHash: hash, "updatedAt": time.Now().UTC().Truncate(time.Millisecond)}})
-	if err != nil {
-		return nil, "", err
-	}
-	return d, secret, nil
-}
-
 // CheckSecret reports whether secret is the app's current secret.
 func (a *App) CheckSecret(secret string) bool {
 	if a.Public || a.SecretHash == "" {

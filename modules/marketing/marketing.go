@@ -2,28 +2,31 @@
 // logs, which the CRM shows as a consumer's mail history.
 package marketing
 
-import "platform/api"
+import (
+	"platform/api"
+	"platform/kernel/resource"
+)
 
 // Version is the module's meta.version.host.
 const Version = "1.0.0"
 
 // Module returns the marketing module's declaration.
 func Module() *api.Module {
-	return &api.Module{Name: "marketing", HostLabel: "marketing", Version: Version, Resources: []*api.Resource{MailLogs()}}
+	return &api.Module{Name: "marketing", HostLabel: "marketing", Version: Version, Resources: []*resource.Resource{MailLogs()}}
 }
 
 // MailLogs declares the read-only /maillogs, written by the platform at send time.
-func MailLogs() *api.Resource {
-	return &api.Resource{
-		Module: "marketing", Plural: "maillogs", Title: "mail log", ReadOnly: true,
-		Fields: []api.Field{
-			{Name: "to", Type: api.TString, Format: api.FEmail, Filter: true, Sort: true},
-			{Name: "consumer", Type: api.TObjectID, Filter: true},
-			{Name: "newsletter", Type: api.TObjectID, Filter: true},
-			{Name: "status", Type: api.TString, Enum: []string{"queued", "sent", "bounced", "complained", "opened", "clicked"}, Filter: true, Sort: true},
-			{Name: "openedAt", Type: api.TDate, Filter: true, Sort: true},
-			{Name: "clickedAt", Type: api.TDate, Filter: true, Sort: true},
-			{Name: "bounceReason", Type: api.TString},
+func MailLogs() *resource.Resource {
+	return &resource.Resource{
+		Plural: "maillogs", Title: "mail log", ReadOnly: true,
+		Fields: []resource.Field{
+			{Name: "to", Type: resource.TString, Format: resource.FEmail, Filter: true, Sort: true},
+			{Name: "consumer", Type: resource.TObjectID, Filter: true},
+			{Name: "newsletter", Type: resource.TObjectID, Filter: true},
+			{Name: "status", Type: resource.TString, Enum: []string{"queued", "sent", "bounced", "complained", "opened", "clicked"}, Filter: true, Sort: true},
+			{Name: "openedAt", Type: resource.TDate, Filter: true, Sort: true},
+			{Name: "clickedAt", Type: resource.TDate, Filter: true, Sort: true},
+			{Name: "bounceReason", Type: resource.TString},
 		},
 	}
 }

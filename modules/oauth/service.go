@@ -16,11 +16,12 @@ import (
 	"sync"
 	"time"
 
+	"platform/kernel/resource"
+
 	"github.com/gin-gonic/gin"
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/compose"
 
-	"platform/api"
 	"platform/kernel/auth"
 	"platform/kernel/settings"
 	"platform/kernel/store"
@@ -70,7 +71,7 @@ type Deps struct {
 	Minter   *auth.Minter
 	Verifier *auth.Verifier
 	Keys     *auth.KeyRing
-	Registry *api.Registry // read after every module is mounted
+	Registry *resource.Registry // read after every module is mounted
 	Audit    audit.Writer
 	Revoked  *RevocationList
 	Log      *slog.Logger

@@ -16,8 +16,6 @@ import (
 	valerrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi-validator/router"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
-
-	"platform/app"
 )
 
 // ParseOpenAPI parses an OpenAPI document (JSON or YAML), builds its model
@@ -84,15 +82,11 @@ func (p *Platform) fetchOpenAPI(path string) []byte {
 // Failures are reported with t.Errorf on the test that called Do.
 func (p *Platform) CheckOpenAPI(module string) {
 	p.t.Helper()
-	label := ""
-	for _, m := range app.Modules() {
-		if m.Name == module {
-			label = m.HostLabel
-		}
+	m := p.API.Module(module)
+	if m == nil {
+		p.t.Fatalf("CheckOpenAPI: no module %q is mounted", module)
 	}
-	if label == "" {
-		p.t.Fatalf("CheckOpenAPI: no module %q", module)
-	}
+	label := m.HostLabel
 	// Platforms differ only in their addresses: a document is parsed and
 	// validated once per test binary, with the addresses made neutral.
 	spec := p.fetchOpenAPI("/" + module + "/openapi.json")

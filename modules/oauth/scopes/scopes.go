@@ -5,11 +5,11 @@
 package scopes
 
 import (
+	"platform/kernel/resource"
 	"regexp"
 	"sort"
 	"strings"
 
-	"platform/api"
 	"platform/kernel/auth"
 )
 
@@ -41,7 +41,7 @@ var verbWords = map[string]string{"view": "see", "create": "create", "edit": "ch
 
 // NewCatalog lists the rights of every resource: view, create, edit and
 // delete (view only for read-only ones) plus the actions' own rights.
-func NewCatalog(reg *api.Registry) *Catalog {
+func NewCatalog(reg *resource.Registry) *Catalog {
 	c := &Catalog{byRight: map[string]Entry{}}
 	for _, r := range reg.All() {
 		verbs := []string{"view"}

@@ -3,18 +3,19 @@ package scopes_test
 import (
 	"testing"
 
+	"platform/kernel/resource"
+
 	"github.com/stretchr/testify/require"
 
-	"platform/api"
 	"platform/modules/oauth/scopes"
 )
 
 func catalog() *scopes.Catalog {
-	reg := api.NewRegistry()
-	reg.Add(&api.Resource{Module: "crm", Plural: "consumers", Title: "consumer"})
-	reg.Add(&api.Resource{Module: "crm", Plural: "tasks", Title: "task",
-		Actions: []api.Action{{Name: "assign", Title: "assign the task", Right: "crm.tasks.assign"}, {Name: "reopen", Title: "reopen"}}})
-	reg.Add(&api.Resource{Module: "marketing", Plural: "maillogs", Title: "mail log", ReadOnly: true})
+	reg := resource.NewRegistry()
+	reg.Add("crm", &resource.Resource{Plural: "consumers", Title: "consumer"})
+	reg.Add("crm", &resource.Resource{Plural: "tasks", Title: "task",
+		Actions: []resource.Action{{Name: "assign", Title: "assign the task", Right: "crm.tasks.assign"}, {Name: "reopen", Title: "reopen"}}})
+	reg.Add("marketing", &resource.Resource{Plural: "maillogs", Title: "mail log", ReadOnly: true})
 	return scopes.NewCatalog(reg)
 }
 

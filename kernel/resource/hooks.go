@@ -1,0 +1,31 @@
+package resource
+
+import (
+	"context"
+
+	"platform/kernel/query"
+	"platform/kernel/store"
+)
+
+// Hooks let a resource add rules the declaration cannot express.
+type Hooks struct {
+	// BeforeWrite runs on create (w.Old == nil) and update, after field
+	// validation and before storing; it may change w.New or reject.
+	BeforeWrite func(ctx context.Context, w *Write) error
+	// ReadFilter restricts what the caller may see (nil: everything).
+	ReadFilter func(ctx context.Context) query.Expr
+	// Present adds virtual fields to a record on its way out.
+	Present func(doc store.Doc)
+	// AfterDelete runs after a record is deleted.
+	AfterDelete func(ctx context.Context, s *Service, old store.Doc) error
+}
+
+// Write is a record on its way into the store.
+type Write struct {
+	Old     store.Doc // nil on create
+	New     store.Doc
+	Service *Service
+	// Once holds values shown in the create answer only: never stored, never
+	// in the event (a client secret shown once).
+	Once store.Doc
+}
