@@ -53,10 +53,10 @@ type App struct {
 	// Service is the record service every write of a record goes through.
 	Service *resource.Service
 	// Bugs files runtime errors as Bug tasks (HTTP, workflows, activities).
-	Bugs *crm.BugRecorder
-	API      *api.Server
-	Audit    audit.Writer
-	OAuth    *oauth.Service
+	Bugs  *crm.BugRecorder
+	API   *api.Server
+	Audit audit.Writer
+	OAuth *oauth.Service
 	// Revocations is the Verifier's revocation list (OAuth access tokens).
 	Revocations *oauth.RevocationList
 	// Outbound guards calls to tenant URLs (PLATFORM_OUTBOUND_ALLOW).
