@@ -27,7 +27,7 @@ func loadRules(t *testing.T) *ruleSet {
 // (a fixed one is deleted from the file, so it cannot come back unnoticed).
 func TestImportRules(t *testing.T) {
 	rs := loadRules(t)
-	g, err := loadGraph(".")
+	g, err := loadGraph()
 	if err != nil {
 		t.Fatal(err)
 	}

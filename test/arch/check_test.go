@@ -26,9 +26,9 @@ type graph struct {
 	own    []string // the module's packages, in go list's order
 }
 
-// loadGraph lists the packages of the module that holds dir, with all
+// loadGraph lists the packages of the module the test runs in, with all
 // their dependencies (test files left out: the rules are about shipped code).
-func loadGraph(dir string) (*graph, error) {
+func loadGraph() (*graph, error) {
 	gomod, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
 		return nil, fmt.Errorf("go env GOMOD: %w", err)
