@@ -18,8 +18,32 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"platform/kernel/settings"
+	"platform/test/apitest"
 	"platform/test/testenv"
 )
+
+// fixture is automation's scenario fixture: a platform of its own for one
+// top-level test, with a second customer, whose automation answers are
+// checked against the published OpenAPI document.
+type fixture struct{ *apitest.Env }
+
+// automationAPI: an automation call may change these collections.
+var automationAPI = apitest.Options{
+	Modules: []string{"automation"}, Rights: []string{"automation.*"},
+	Collections: []string{"webhooks", "webhookdeliveries", "webhookretries", "pipelines", "pipelineversions", "pipelineruns",
+		"triggers", "functions", "functionversions"},
+}
+
+type scenario = apitest.Scenario[*fixture]
+
+// newFixture runs the test in parallel with the others, on a platform of its own.
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	return &fixture{apitest.New(t, automationAPI)}
+}
+
+// For binds the fixture to a subtest.
+func (f *fixture) For(t testing.TB) *fixture { return &fixture{f.Env.For(t)} }
 
 // received is one request a test receiver got.
 type received struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"platform/test/apitest"
 	"platform/test/testenv"
 )
 
@@ -56,9 +57,8 @@ func runOf(t *testing.T, r *testenv.Resp) string {
 }
 
 func TestPipelineValidationNamesTheStep(t *testing.T) {
-	t.Parallel()
-	p := testenv.NewPlatform(t, testenv.Options{})
-	p.CheckOpenAPI("automation")
+	f := newFixture(t)
+	p := f.P
 	tok := p.Token("automation.*", "crm.*")
 	ok := p.Do("POST", "/automation/pipelines", tok, newPipeline("callee", transformStep("t", "$")))
 	require.Equal(t, 201, ok.Status, "%s", ok.Body)
@@ -97,29 +97,31 @@ func TestPipelineValidationNamesTheStep(t *testing.T) {
 		{name: "no steps", steps: []map[string]any{}, field: "steps"},
 		{name: "self call", steps: []map[string]any{{"id": "s", "type": "subPipeline", "pipeline": "SELF"}}, field: "steps[0].pipeline", fragment: "cycle"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			body := newPipeline("p", c.steps...)
-			if c.trigger != nil {
-				body["trigger"] = c.trigger
-			}
-			method, path := "POST", "/automation/pipelines"
-			if strings.Contains(fmt.Sprint(c.steps), "SELF") {
-				body["steps"].([]any)[0].(map[string]any)["pipeline"] = callee
-				method, path = "PUT", "/automation/pipelines/"+callee
-			}
-			scopes := c.tokScopes
-			if scopes == nil {
-				scopes = []string{"automation.*", "crm.*"}
-			}
-			r := p.For(t).Do(method, path, p.Token(scopes...), body)
-			require.Equal(t, 422, r.Status, "%s", r.Body)
-			require.Contains(t, string(r.Body), `"field":"`+c.field, "%s", r.Body)
-			if c.fragment != "" {
-				require.Contains(t, string(r.Body), c.fragment)
-			}
-		})
+	scenarios := make([]scenario, len(cases))
+	for i, c := range cases {
+		body := newPipeline("p", c.steps...)
+		if c.trigger != nil {
+			body["trigger"] = c.trigger
+		}
+		method, path := "POST", "/automation/pipelines"
+		if strings.Contains(fmt.Sprint(c.steps), "SELF") {
+			body["steps"].([]any)[0].(map[string]any)["pipeline"] = callee
+			method, path = "PUT", "/automation/pipelines/"+callee
+		}
+		scopes := c.tokScopes
+		if scopes == nil {
+			scopes = []string{"automation.*", "crm.*"}
+		}
+		scenarios[i] = scenario{Name: c.name, Method: method, Path: path, Scopes: scopes, Body: body, Status: 422,
+			Then: func(f *fixture, _ apitest.IDs, r *testenv.Resp) {
+				// The field named may be the step's or one of its settings: a prefix.
+				require.Contains(f.T, string(r.Body), `"field":"`+c.field, "%s", r.Body)
+				if c.fragment != "" {
+					require.Contains(f.T, string(r.Body), c.fragment)
+				}
+			}}
 	}
+	apitest.Run(t, f, scenarios)
 }
 
 func TestSubPipelineCycleAcrossPipelines(t *testing.T) {

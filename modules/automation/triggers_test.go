@@ -10,36 +10,29 @@ import (
 
 	"platform/kernel/settings"
 	"platform/modules/automation/runs"
+	"platform/test/apitest"
 	"platform/test/testenv"
 )
 
 func TestTriggerValidation(t *testing.T) {
-	t.Parallel()
-	p := testenv.NewPlatform(t, testenv.Options{})
-	tok := p.Token("automation.*")
-	cases := []struct {
-		name  string
-		body  map[string]any
-		field string
-	}{
-		{"unknown type", map[string]any{"type": "telepathy"}, "type"},
-		{"event without event", map[string]any{"type": "event"}, "event"},
-		{"unknown event", map[string]any{"type": "event", "event": "tasks.exploded"}, "event"},
-		{"bad filter", map[string]any{"type": "event", "event": "tasks.assigned", "filter": map[string]any{"a": map[string]any{"$nope": 1}}}, "filter"},
-		{"cron without cron", map[string]any{"type": "cron"}, "cron"},
-		{"bad cron", map[string]any{"type": "cron", "cron": "61 * * * *"}, "cron"},
-		{"six fields", map[string]any{"type": "cron", "cron": "0 0 9 * * 1"}, "cron"},
-		{"zone in the expression", map[string]any{"type": "cron", "cron": "CRON_TZ=UTC 0 9 * * *"}, "cron"},
-		{"bad zone", map[string]any{"type": "cron", "cron": "@hourly", "timezone": "Mars/Olympus"}, "timezone"},
-		{"cron setting on a webhook", map[string]any{"type": "webhook", "cron": "@hourly"}, "cron"},
-		{"event setting on cron", map[string]any{"type": "cron", "cron": "@hourly", "event": "tasks.assigned"}, "event"},
+	f := newFixture(t)
+	refused := func(name string, body map[string]any, field string) scenario {
+		body["name"] = name
+		return scenario{Name: name, Method: "POST", Path: "/automation/triggers", Body: body, Status: 422, Field: field}
 	}
-	for _, c := range cases {
-		c.body["name"] = c.name
-		r := p.Do("POST", "/automation/triggers", tok, c.body)
-		require.Equal(t, 422, r.Status, "%s: %s", c.name, r.Body)
-		require.Contains(t, string(r.Body), `"field":"`+c.field+`"`, c.name)
-	}
+	apitest.Run(t, f, []scenario{
+		refused("unknown type", map[string]any{"type": "telepathy"}, "type"),
+		refused("event without event", map[string]any{"type": "event"}, "event"),
+		refused("unknown event", map[string]any{"type": "event", "event": "tasks.exploded"}, "event"),
+		refused("bad filter", map[string]any{"type": "event", "event": "tasks.assigned", "filter": map[string]any{"a": map[string]any{"$nope": 1}}}, "filter"),
+		refused("cron without cron", map[string]any{"type": "cron"}, "cron"),
+		refused("bad cron", map[string]any{"type": "cron", "cron": "61 * * * *"}, "cron"),
+		refused("six fields", map[string]any{"type": "cron", "cron": "0 0 9 * * 1"}, "cron"),
+		refused("zone in the expression", map[string]any{"type": "cron", "cron": "CRON_TZ=UTC 0 9 * * *"}, "cron"),
+		refused("bad zone", map[string]any{"type": "cron", "cron": "@hourly", "timezone": "Mars/Olympus"}, "timezone"),
+		refused("cron setting on a webhook", map[string]any{"type": "webhook", "cron": "@hourly"}, "cron"),
+		refused("event setting on cron", map[string]any{"type": "cron", "cron": "@hourly", "event": "tasks.assigned"}, "event"),
+	})
 }
 
 func TestCronTriggerIsATemporalSchedule(t *testing.T) {

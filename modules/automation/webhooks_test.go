@@ -11,6 +11,7 @@ import (
 	"platform/kernel/query"
 	"platform/kernel/store"
 	"platform/modules/automation/webhook"
+	"platform/test/apitest"
 	"platform/test/testenv"
 )
 
@@ -21,39 +22,31 @@ func validHook(url string) map[string]any {
 }
 
 func TestWebhookValidation(t *testing.T) {
-	t.Parallel()
-	p := testenv.NewPlatform(t, testenv.Options{})
-	p.CheckOpenAPI("automation")
+	f := newFixture(t)
+	p := f.P
 	tok := p.Token("automation.*")
 	post := func(body map[string]any) *testenv.Resp { return p.Do("POST", "/automation/webhooks", tok, body) }
-
-	cases := []struct {
-		name  string
-		edit  func(m map[string]any)
-		field string
-	}{
-		{"unknown event", func(m map[string]any) { m["events"] = []string{"consumers.exploded"} }, "events[0]"},
-		{"unknown wildcard", func(m map[string]any) { m["events"] = []string{"consumers.created", "nothing.*"} }, "events[1]"},
-		{"suffix wildcard", func(m map[string]any) { m["events"] = []string{"*.created"} }, "events[0]"},
-		{"no events", func(m map[string]any) { m["events"] = []string{} }, "events"},
-		{"short secret", func(m map[string]any) { m["secret"] = strings.Repeat("x", 31) }, "secret"},
-		{"Host header", func(m map[string]any) { m["headers"] = map[string]any{"Host": "evil.example"} }, "headers.Host"},
-		{"hop-by-hop", func(m map[string]any) { m["headers"] = map[string]any{"Connection": "close"} }, "headers.Connection"},
-		{"length", func(m map[string]any) { m["headers"] = map[string]any{"Content-Length": "1"} }, "headers.Content-Length"},
-		{"signature", func(m map[string]any) { m["headers"] = map[string]any{"X-Platform-Signature": "sha256=00"} }, "headers.X-Platform-Signature"},
-		{"standard webhooks", func(m map[string]any) { m["headers"] = map[string]any{"webhook-signature": "v1,x"} }, "headers.webhook-signature"},
-		{"header injection", func(m map[string]any) { m["headers"] = map[string]any{"X-A": "a\r\nX-B: b"} }, "headers.X-A"},
-		{"number value", func(m map[string]any) { m["headers"] = map[string]any{"X-A": 1} }, "headers.X-A"},
-		{"not a URL", func(m map[string]any) { m["url"] = "ftp://example.com/x" }, "url"},
-		{"missing name", func(m map[string]any) { delete(m, "name") }, "name"},
-	}
-	for _, c := range cases {
+	refused := func(name string, edit func(m map[string]any), field string) scenario {
 		body := validHook("https://example.com/hook")
-		c.edit(body)
-		r := post(body)
-		require.Equal(t, 422, r.Status, "%s: %s", c.name, r.Body)
-		require.Contains(t, string(r.Body), `"field":"`+c.field+`"`, c.name)
+		edit(body)
+		return scenario{Name: name, Method: "POST", Path: "/automation/webhooks", Body: body, Status: 422, Field: field}
 	}
+	apitest.Run(t, f, []scenario{
+		refused("unknown event", func(m map[string]any) { m["events"] = []string{"consumers.exploded"} }, "events[0]"),
+		refused("unknown wildcard", func(m map[string]any) { m["events"] = []string{"consumers.created", "nothing.*"} }, "events[1]"),
+		refused("suffix wildcard", func(m map[string]any) { m["events"] = []string{"*.created"} }, "events[0]"),
+		refused("no events", func(m map[string]any) { m["events"] = []string{} }, "events"),
+		refused("short secret", func(m map[string]any) { m["secret"] = strings.Repeat("x", 31) }, "secret"),
+		refused("Host header", func(m map[string]any) { m["headers"] = map[string]any{"Host": "evil.example"} }, "headers.Host"),
+		refused("hop-by-hop", func(m map[string]any) { m["headers"] = map[string]any{"Connection": "close"} }, "headers.Connection"),
+		refused("length", func(m map[string]any) { m["headers"] = map[string]any{"Content-Length": "1"} }, "headers.Content-Length"),
+		refused("signature", func(m map[string]any) { m["headers"] = map[string]any{"X-Platform-Signature": "sha256=00"} }, "headers.X-Platform-Signature"),
+		refused("standard webhooks", func(m map[string]any) { m["headers"] = map[string]any{"webhook-signature": "v1,x"} }, "headers.webhook-signature"),
+		refused("header injection", func(m map[string]any) { m["headers"] = map[string]any{"X-A": "a\r\nX-B: b"} }, "headers.X-A"),
+		refused("number value", func(m map[string]any) { m["headers"] = map[string]any{"X-A": 1} }, "headers.X-A"),
+		refused("not a URL", func(m map[string]any) { m["url"] = "ftp://example.com/x" }, "url"),
+		refused("missing name", func(m map[string]any) { delete(m, "name") }, "name"),
+	})
 
 	body := validHook("https://example.com/hook")
 	body["events"] = []string{"consumers.*", "*", "tasks.assigned", "webhooks.created"}

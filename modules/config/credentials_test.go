@@ -18,6 +18,7 @@ import (
 	"platform/kernel/tenant"
 	"platform/modules/audit"
 	"platform/modules/config/credentials"
+	"platform/test/apitest"
 	"platform/test/testenv"
 )
 
@@ -154,38 +155,31 @@ func keys(m map[string]any) []string {
 // TestCredentialValidation: required fields, the type slug, states, the
 // read-only test fields, unique names; nothing invalid is stored.
 func TestCredentialValidation(t *testing.T) {
-	t.Parallel()
-	p := testenv.NewPlatform(t, testenv.Options{})
-	p.CheckOpenAPI("config")
-	tok := p.Token("config.credentials.*")
-	cases := []struct {
-		name   string
-		edit   func(m map[string]any)
-		status int
-		field  string
-	}{
-		{"missing credentials", func(m map[string]any) { delete(m, "credentials") }, 422, "credentials"},
-		{"null credentials", func(m map[string]any) { m["credentials"] = nil }, 422, "credentials"},
-		{"empty credentials", func(m map[string]any) { m["credentials"] = map[string]any{} }, 422, "credentials"},
-		{"credentials not an object", func(m map[string]any) { m["credentials"] = password }, 422, "credentials"},
-		{"too large", func(m map[string]any) { m["credentials"] = map[string]any{"pem": strings.Repeat("A", 70<<10)} }, 422, "credentials"},
-		{"missing name", func(m map[string]any) { delete(m, "name") }, 422, "name"},
-		{"missing type", func(m map[string]any) { delete(m, "type") }, 422, "type"},
-		{"type not a slug", func(m map[string]any) { m["type"] = "SMTP server" }, 422, "type"},
-		{"type with trailing hyphen", func(m map[string]any) { m["type"] = "api-" }, 422, "type"},
-		{"unknown state", func(m map[string]any) { m["_status"] = "deleted" }, 422, "_status"},
-		{"test status is the platform's", func(m map[string]any) { m["lastTestStatus"] = "ok" }, 422, "lastTestStatus"},
-		{"test time is the platform's", func(m map[string]any) { m["lastTestedAt"] = "2026-01-01T00:00:00Z" }, 422, "lastTestedAt"},
-		{"unknown field", func(m map[string]any) { m["secret"] = password }, 422, "secret"},
-	}
-	for _, c := range cases {
+	f := newFixture(t)
+	p, tok := f.P, f.P.Token("config.credentials.*")
+	refused := func(name string, edit func(m map[string]any), field string) scenario {
 		body := smtpCredential("smtp")
-		c.edit(body)
-		r := p.Do("POST", "/config/credentials", tok, body)
-		require.Equal(t, c.status, r.Status, "%s: %s", c.name, r.Body)
-		require.Contains(t, string(r.Body), `"field":"`+c.field+`"`, c.name)
-		require.NotContains(t, string(r.Body), password, "%s: errors never repeat a value", c.name)
+		edit(body)
+		return scenario{Name: name, Method: "POST", Path: "/config/credentials", Body: body, Status: 422, Field: field,
+			Then: func(f *fixture, _ apitest.IDs, r *testenv.Resp) {
+				require.NotContains(f.T, string(r.Body), password, "errors never repeat a value")
+			}}
 	}
+	apitest.Run(t, f, []scenario{
+		refused("missing credentials", func(m map[string]any) { delete(m, "credentials") }, "credentials"),
+		refused("null credentials", func(m map[string]any) { m["credentials"] = nil }, "credentials"),
+		refused("empty credentials", func(m map[string]any) { m["credentials"] = map[string]any{} }, "credentials"),
+		refused("credentials not an object", func(m map[string]any) { m["credentials"] = password }, "credentials"),
+		refused("too large", func(m map[string]any) { m["credentials"] = map[string]any{"pem": strings.Repeat("A", 70<<10)} }, "credentials"),
+		refused("missing name", func(m map[string]any) { delete(m, "name") }, "name"),
+		refused("missing type", func(m map[string]any) { delete(m, "type") }, "type"),
+		refused("type not a slug", func(m map[string]any) { m["type"] = "SMTP server" }, "type"),
+		refused("type with trailing hyphen", func(m map[string]any) { m["type"] = "api-" }, "type"),
+		refused("unknown state", func(m map[string]any) { m["_status"] = "deleted" }, "_status"),
+		refused("test status is the platform's", func(m map[string]any) { m["lastTestStatus"] = "ok" }, "lastTestStatus"),
+		refused("test time is the platform's", func(m map[string]any) { m["lastTestedAt"] = "2026-01-01T00:00:00Z" }, "lastTestedAt"),
+		refused("unknown field", func(m map[string]any) { m["secret"] = password }, "secret"),
+	})
 	n, err := p.Store.Collection(credentials.Collection).Count(p.Ctx(), nil)
 	require.NoError(t, err)
 	require.Zero(t, n, "nothing invalid was stored")
@@ -211,9 +205,8 @@ func TestCredentialValidation(t *testing.T) {
 // TestDecrypt: decrypt needs its own right, answers the clear values and
 // writes an audit record; no event is emitted.
 func TestDecrypt(t *testing.T) {
-	t.Parallel()
-	p := testenv.NewPlatform(t, testenv.Options{})
-	p.CheckOpenAPI("config")
+	f := newFixture(t)
+	p := f.P
 	editor := p.Token("config.credentials.view", "config.credentials.create", "config.credentials.edit", "config.credentials.delete")
 	r := p.Do("POST", "/config/credentials", editor, smtpCredential("smtp"))
 	require.Equal(t, 201, r.Status, string(r.Body))
@@ -222,29 +215,31 @@ func TestDecrypt(t *testing.T) {
 		require.NotEqual(t, "DECRYPT", a.(map[string]any)["action"], "decrypt is offered only to callers holding its right")
 	}
 
-	cases := []struct {
-		name   string
-		scopes []string
-		status int
-	}{
-		{"view, create, edit and delete are not enough", []string{"config.credentials.view", "config.credentials.create", "config.credentials.edit", "config.credentials.delete"}, 403},
-		{"another module's rights", []string{"crm.*"}, 403},
-		{"the decrypt right", []string{"config.credentials.decrypt"}, 200},
-		{"a wildcard covering it", []string{"config.*"}, 200},
+	decrypt := func(name string, scopes []string, status int) scenario {
+		return scenario{Name: name, Method: "POST", Path: "/config/credentials/" + id + "/actions/decrypt", Scopes: scopes, Body: map[string]any{}, Status: status}
 	}
-	for _, c := range cases {
-		r := p.Do("POST", "/config/credentials/"+id+"/actions/decrypt", p.Token(c.scopes...), map[string]any{})
-		require.Equal(t, c.status, r.Status, "%s: %s", c.name, r.Body)
-		if c.status != 200 {
-			require.Equal(t, []string{"auth.scope"}, r.ErrorCodes(), c.name)
-			require.NotContains(t, string(r.Body), password)
-			continue
+	refused := func(name string, scopes ...string) scenario {
+		sc := decrypt(name, scopes, 403)
+		sc.Codes = []string{"auth.scope"}
+		sc.Then = func(f *fixture, _ apitest.IDs, r *testenv.Resp) { require.NotContains(f.T, string(r.Body), password) }
+		return sc
+	}
+	decrypts := func(name string, scopes ...string) scenario {
+		sc := decrypt(name, scopes, 200)
+		sc.Then = func(f *fixture, _ apitest.IDs, r *testenv.Resp) {
+			got := r.Payload()
+			require.Equal(f.T, id, got["_id"])
+			require.Equal(f.T, "smtp", got["name"])
+			require.Equal(f.T, map[string]any{"host": "smtp.example.com", "port": float64(587), "username": "mailer", "password": password}, got["credentials"])
 		}
-		got := r.Payload()
-		require.Equal(t, id, got["_id"])
-		require.Equal(t, "smtp", got["name"])
-		require.Equal(t, map[string]any{"host": "smtp.example.com", "port": float64(587), "username": "mailer", "password": password}, got["credentials"])
+		return sc
 	}
+	apitest.Run(t, f, []scenario{
+		refused("view, create, edit and delete are not enough", "config.credentials.view", "config.credentials.create", "config.credentials.edit", "config.credentials.delete"),
+		refused("another module's rights", "crm.*"),
+		decrypts("the decrypt right", "config.credentials.decrypt"),
+		decrypts("a wildcard covering it", "config.*"),
+	})
 	// Without a body as well (the action takes none).
 	r = p.Do("POST", "/config/credentials/"+id+"/actions/decrypt", p.Token("config.credentials.decrypt"), nil)
 	require.Equal(t, 200, r.Status, string(r.Body))

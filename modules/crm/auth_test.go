@@ -6,22 +6,23 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"platform/test/apitest"
 	"platform/test/testenv"
 )
 
 func TestAuthentication(t *testing.T) {
 	f := newFixture(t)
 	challenged := func(f *fixture, v ids, r *testenv.Resp) {
-		assert.Equal(f.t, `Bearer realm="platform"`, r.Header.Get("WWW-Authenticate"))
+		assert.Equal(f.T, `Bearer realm="platform"`, r.Header.Get("WWW-Authenticate"))
 	}
 	refused := func(name, method, path string, token func(f *fixture) string, header ...string) scenario {
-		return scenario{name: name, given: func(f *fixture) ids { return ids{"id": f.consumer()} }, method: method, path: path,
-			token: token, header: header, status: 401, codes: []string{"auth.token"}, then: challenged}
+		return scenario{Name: name, Given: func(f *fixture) ids { return ids{"id": f.consumer()} }, Method: method, Path: path,
+			Token: token, Header: header, Status: 401, Codes: []string{"auth.token"}, Then: challenged}
 	}
 	garbage := func(*fixture) string { return "not-a-token" }
 	expired := func(f *fixture) string { return f.signedToken(time.Now().Add(-time.Hour), nil) }
-	forged := func(f *fixture) string { return f.signedToken(time.Now().Add(time.Hour), otherKey(f.t)) }
-	run(t, f, []scenario{
+	forged := func(f *fixture) string { return f.signedToken(time.Now().Add(time.Hour), otherKey(f.T)) }
+	apitest.Run(t, f, []scenario{
 		refused("a list without a token", "GET", "/crm/consumers", none),
 		refused("a record without a token", "GET", "/crm/consumers/{id}", none),
 		refused("a create without a token", "POST", "/crm/tasks", none),
@@ -37,8 +38,8 @@ func TestAuthentication(t *testing.T) {
 		{
 			// The control for the two rows above: the same claims, in date
 			// and signed with the platform's key, are accepted.
-			name: "a token built like the refused ones but valid is accepted", given: func(f *fixture) ids { return ids{"id": f.consumer()} },
-			method: "GET", path: "/crm/consumers/{id}", token: func(f *fixture) string { return f.signedToken(time.Now().Add(time.Hour), nil) }, status: 200,
+			Name: "a token built like the refused ones but valid is accepted", Given: func(f *fixture) ids { return ids{"id": f.consumer()} },
+			Method: "GET", Path: "/crm/consumers/{id}", Token: func(f *fixture) string { return f.signedToken(time.Now().Add(time.Hour), nil) }, Status: 200,
 		},
 	})
 }
@@ -50,11 +51,11 @@ func TestRights(t *testing.T) {
 	doneTask := func(f *fixture) ids { return ids{"id": f.task("_status", "done")} }
 	twoConsumers := func(f *fixture) ids { return ids{"id": f.consumer(), "keep": f.consumer()} }
 	forbidden := func(name string, scopes []string, given func(*fixture) ids, method, path string, body any) scenario {
-		return scenario{name: name, scopes: scopes, given: given, method: method, path: path, body: body, status: 403, codes: []string{"auth.scope"}}
+		return scenario{Name: name, Scopes: scopes, Given: given, Method: method, Path: path, Body: body, Status: 403, Codes: []string{"auth.scope"}}
 	}
 	view := []string{"crm.consumers.view"}
 	newConsumer := map[string]any{"email": "rights@example.com"}
-	run(t, f, []scenario{
+	apitest.Run(t, f, []scenario{
 		forbidden("view cannot create", view, nil, "POST", "/crm/consumers", newConsumer),
 		forbidden("view cannot replace by body", view, aConsumer, "PUT", "/crm/consumers", map[string]any{"_id": "{id}", "email": "x@example.com"}),
 		forbidden("view cannot replace", view, aConsumer, "PUT", "/crm/consumers/{id}", map[string]any{"email": "x@example.com"}),
@@ -62,21 +63,23 @@ func TestRights(t *testing.T) {
 		forbidden("view cannot delete", view, aConsumer, "DELETE", "/crm/consumers/{id}", nil),
 		forbidden("create cannot view", []string{"crm.consumers.create"}, aConsumer, "GET", "/crm/consumers/{id}", nil),
 		forbidden("create cannot list", []string{"crm.consumers.create"}, nil, "GET", "/crm/consumers", nil),
-		{name: "view reads and is offered no actions", scopes: view, given: aConsumer, method: "GET", path: "/crm/consumers/{id}", status: 200,
-			then: func(f *fixture, v ids, r *testenv.Resp) { assert.Empty(f.t, r.Meta()["actions"]) }},
-		{name: "edit is offered update only", scopes: []string{"crm.consumers.view", "crm.consumers.edit"}, given: aConsumer,
-			method: "GET", path: "/crm/consumers/{id}", status: 200,
-			then: func(f *fixture, v ids, r *testenv.Resp) { assert.Equal(f.t, []string{"UPDATE"}, actionNames(r)) }},
+		{Name: "view reads and is offered no actions", Scopes: view, Given: aConsumer, Method: "GET", Path: "/crm/consumers/{id}", Status: 200,
+			Then: func(f *fixture, v ids, r *testenv.Resp) { assert.Empty(f.T, r.Meta()["actions"]) }},
+		{Name: "edit is offered update only", Scopes: []string{"crm.consumers.view", "crm.consumers.edit"}, Given: aConsumer,
+			Method: "GET", Path: "/crm/consumers/{id}", Status: 200,
+			Then: func(f *fixture, v ids, r *testenv.Resp) {
+				assert.Equal(f.T, []string{"UPDATE"}, apitest.ActionNames(r))
+			}},
 		forbidden("anonymize needs crm.consumers.delete, not edit", []string{"crm.consumers.view", "crm.consumers.edit"}, aConsumer,
 			"POST", "/crm/consumers/{id}/actions/anonymize", nil),
-		{name: "anonymize with crm.consumers.delete", scopes: []string{"crm.consumers.delete"}, given: aConsumer,
-			method: "POST", path: "/crm/consumers/{id}/actions/anonymize", status: 200, events: []string{"consumers.anonymized"}},
+		{Name: "anonymize with crm.consumers.delete", Scopes: []string{"crm.consumers.delete"}, Given: aConsumer,
+			Method: "POST", Path: "/crm/consumers/{id}/actions/anonymize", Status: 200, Events: []string{"consumers.anonymized"}},
 		forbidden("merge needs crm.consumers.delete", []string{"crm.consumers.view", "crm.consumers.edit"}, twoConsumers,
 			"POST", "/crm/consumers/{id}/actions/merge", map[string]any{"keepId": "{keep}"}),
 		forbidden("assign needs crm.tasks.assign, not edit", []string{"crm.tasks.view", "crm.tasks.edit"}, aTask,
 			"POST", "/crm/tasks/{id}/actions/assign", map[string]any{"userId": "{user}"}),
-		{name: "assign with crm.tasks.assign alone", scopes: []string{"crm.tasks.assign"}, given: aTask,
-			method: "POST", path: "/crm/tasks/{id}/actions/assign", body: map[string]any{"userId": "{user}"}, status: 200, events: []string{"tasks.assigned"}},
+		{Name: "assign with crm.tasks.assign alone", Scopes: []string{"crm.tasks.assign"}, Given: aTask,
+			Method: "POST", Path: "/crm/tasks/{id}/actions/assign", Body: map[string]any{"userId": "{user}"}, Status: 200, Events: []string{"tasks.assigned"}},
 		forbidden("reopen needs crm.tasks.edit", []string{"crm.tasks.view", "crm.tasks.assign"}, doneTask, "POST", "/crm/tasks/{id}/actions/reopen", nil),
 		forbidden("the tasks of a consumer need crm.tasks.view", view, aConsumer, "GET", "/crm/consumers/{id}/tasks", nil),
 		forbidden("the notes of a consumer need crm.notes.view", view, aConsumer, "GET", "/crm/consumers/{id}/notes", nil),
@@ -84,12 +87,12 @@ func TestRights(t *testing.T) {
 		forbidden("a sub-resource needs the consumer's view right too", []string{"crm.tasks.view"}, aConsumer, "GET", "/crm/consumers/{id}/tasks", nil),
 		forbidden("a note needs the view right of its target", []string{"crm.notes.create"}, aConsumer, "POST", "/crm/notes",
 			map[string]any{"body": "x", "targetType": "consumers", "targetId": "{id}"}),
-		{name: "the wildcard crm.* grants every CRM right", scopes: []string{"crm.*"}, method: "POST", path: "/crm/consumers",
-			body: map[string]any{"email": "wild@example.com"}, status: 201, events: []string{"consumers.created"}},
-		{name: "the wildcard crm.consumers.* grants the consumer rights", scopes: []string{"crm.consumers.*"}, method: "POST", path: "/crm/consumers",
-			body: map[string]any{"email": "wild2@example.com"}, status: 201, events: []string{"consumers.created"},
-			then: func(f *fixture, v ids, r *testenv.Resp) {
-				assert.Equal(f.t, []string{"UPDATE", "DELETE", "ANONYMIZE", "MERGE"}, actionNames(r))
+		{Name: "the wildcard crm.* grants every CRM right", Scopes: []string{"crm.*"}, Method: "POST", Path: "/crm/consumers",
+			Body: map[string]any{"email": "wild@example.com"}, Status: 201, Events: []string{"consumers.created"}},
+		{Name: "the wildcard crm.consumers.* grants the consumer rights", Scopes: []string{"crm.consumers.*"}, Method: "POST", Path: "/crm/consumers",
+			Body: map[string]any{"email": "wild2@example.com"}, Status: 201, Events: []string{"consumers.created"},
+			Then: func(f *fixture, v ids, r *testenv.Resp) {
+				assert.Equal(f.T, []string{"UPDATE", "DELETE", "ANONYMIZE", "MERGE"}, apitest.ActionNames(r))
 			}},
 		forbidden("crm.consumers.* grants no task right", []string{"crm.consumers.*"}, nil, "POST", "/crm/tasks", map[string]any{"title": "x"}),
 		forbidden("a right of another module grants nothing here", []string{"marketing.*"}, nil, "GET", "/crm/consumers", nil),
@@ -104,16 +107,16 @@ func TestRights(t *testing.T) {
 // records, by any route: 404, never 403, and nothing of A changes.
 func TestOtherCustomersRecords(t *testing.T) {
 	f := newFixture(t)
-	other := func(f *fixture) string { return f.other }
+	other := func(f *fixture) string { return f.Other }
 	given := func(f *fixture) ids {
 		c := f.consumer()
 		return ids{"c": c, "task": f.task("consumer", c, "_status", "done"), "note": f.note("consumers", c),
 			"mail": f.mailLog(c, "a@example.com"), "bc": f.otherConsumer()}
 	}
 	notFound := func(name, method, path string, body any) scenario {
-		return scenario{name: name, given: given, token: other, method: method, path: path, body: body, status: 404, codes: []string{"resource.not_found"}}
+		return scenario{Name: name, Given: given, Token: other, Method: method, Path: path, Body: body, Status: 404, Codes: []string{"resource.not_found"}}
 	}
-	run(t, f, []scenario{
+	apitest.Run(t, f, []scenario{
 		notFound("GET a consumer", "GET", "/crm/consumers/{c}", nil),
 		notFound("PUT a consumer by body", "PUT", "/crm/consumers", map[string]any{"_id": "{c}", "email": "b@example.com"}),
 		notFound("PUT a consumer", "PUT", "/crm/consumers/{c}", map[string]any{"email": "b@example.com"}),
@@ -134,25 +137,25 @@ func TestOtherCustomersRecords(t *testing.T) {
 		notFound("PUT a note", "PUT", "/crm/notes/{note}", map[string]any{"body": "B", "targetType": "consumers", "targetId": "{bc}"}),
 		notFound("DELETE a note", "DELETE", "/crm/notes/{note}", nil),
 		notFound("GET a mail log", "GET", "/marketing/maillogs/{mail}", nil),
-		{name: "lists show only one's own records", given: given, token: other, method: "GET", path: "/crm/consumers", status: 200,
-			then: func(f *fixture, v ids, r *testenv.Resp) {
-				assert.Contains(f.t, listIDs(r), v["bc"])
-				assert.NotContains(f.t, listIDs(r), v["c"])
+		{Name: "lists show only one's own records", Given: given, Token: other, Method: "GET", Path: "/crm/consumers", Status: 200,
+			Then: func(f *fixture, v ids, r *testenv.Resp) {
+				assert.Contains(f.T, apitest.ListIDs(r), v["bc"])
+				assert.NotContains(f.T, apitest.ListIDs(r), v["c"])
 			}},
-		{name: "a filter on another customer's id finds nothing", given: given, token: other, method: "GET", path: "/crm/tasks?consumer={c}",
-			status: 200, then: func(f *fixture, v ids, r *testenv.Resp) { assert.Empty(f.t, r.List()) }},
-		{name: "a note cannot point at another customer's consumer", given: given, token: other, method: "POST", path: "/crm/notes",
-			body: map[string]any{"body": "x", "targetType": "consumers", "targetId": "{c}"}, status: 422, codes: []string{"validation.invalid"}, field: "targetId"},
-		{name: "a task cannot point at another customer's consumer", given: given, token: other, method: "POST", path: "/crm/tasks",
-			body: map[string]any{"title": "x", "consumer": "{c}"}, status: 422, codes: []string{"validation.invalid"}, field: "consumer"},
-		{name: "a merge cannot keep another customer's consumer", given: given, method: "POST", path: "/crm/consumers/{c}/actions/merge",
-			body: map[string]any{"keepId": "{bc}"}, status: 422, codes: []string{"validation.invalid"}, field: "keepId"},
-		{name: "another customer may use the same e-mail address", given: func(f *fixture) ids {
+		{Name: "a filter on another customer's id finds nothing", Given: given, Token: other, Method: "GET", Path: "/crm/tasks?consumer={c}",
+			Status: 200, Then: func(f *fixture, v ids, r *testenv.Resp) { assert.Empty(f.T, r.List()) }},
+		{Name: "a note cannot point at another customer's consumer", Given: given, Token: other, Method: "POST", Path: "/crm/notes",
+			Body: map[string]any{"body": "x", "targetType": "consumers", "targetId": "{c}"}, Status: 422, Codes: []string{"validation.invalid"}, Field: "targetId"},
+		{Name: "a task cannot point at another customer's consumer", Given: given, Token: other, Method: "POST", Path: "/crm/tasks",
+			Body: map[string]any{"title": "x", "consumer": "{c}"}, Status: 422, Codes: []string{"validation.invalid"}, Field: "consumer"},
+		{Name: "a merge cannot keep another customer's consumer", Given: given, Method: "POST", Path: "/crm/consumers/{c}/actions/merge",
+			Body: map[string]any{"keepId": "{bc}"}, Status: 422, Codes: []string{"validation.invalid"}, Field: "keepId"},
+		{Name: "another customer may use the same e-mail address", Given: func(f *fixture) ids {
 			f.create("consumers", map[string]any{"email": "shared@example.com"})
 			return ids{}
-		}, token: other, method: "POST", path: "/crm/consumers", body: map[string]any{"email": "shared@example.com"}, status: 201,
-			then: func(f *fixture, v ids, r *testenv.Resp) {
-				assert.Empty(f.t, f.recorded, "customer B's event is not customer A's")
+		}, Token: other, Method: "POST", Path: "/crm/consumers", Body: map[string]any{"email": "shared@example.com"}, Status: 201,
+			Then: func(f *fixture, v ids, r *testenv.Resp) {
+				assert.Empty(f.T, f.Recorded, "customer B's event is not customer A's")
 			}},
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"platform/kernel/query"
 	"platform/kernel/store"
 	"platform/modules/crm"
+	"platform/test/apitest"
 	"platform/test/testenv"
 )
 
@@ -28,34 +29,34 @@ func TestBugTasksHidden(t *testing.T) {
 	bug := f.task("consumer", c, "title", "crash", "type", "Bug", "_status", "done")
 	bugRights := append([]string{"crm.tasks.bugs"}, salesRights...)
 	ordered := func(want ...string) func(f *fixture, v ids, r *testenv.Resp) {
-		return func(f *fixture, v ids, r *testenv.Resp) { assert.ElementsMatch(f.t, want, listIDs(r)) }
+		return func(f *fixture, v ids, r *testenv.Resp) { assert.ElementsMatch(f.T, want, apitest.ListIDs(r)) }
 	}
 	hidden := func(name, method, path string, body any) scenario {
-		return scenario{name: name, scopes: salesRights, method: method, path: path, body: body, status: 404, codes: []string{"resource.not_found"}}
+		return scenario{Name: name, Scopes: salesRights, Method: method, Path: path, Body: body, Status: 404, Codes: []string{"resource.not_found"}}
 	}
-	run(t, f, []scenario{
-		{name: "the task list leaves Bug tasks out", scopes: salesRights, method: "GET", path: "/crm/tasks?count=true", status: 200,
-			then: func(f *fixture, v ids, r *testenv.Resp) {
+	apitest.Run(t, f, []scenario{
+		{Name: "the task list leaves Bug tasks out", Scopes: salesRights, Method: "GET", Path: "/crm/tasks?count=true", Status: 200,
+			Then: func(f *fixture, v ids, r *testenv.Resp) {
 				ordered(normal)(f, v, r)
-				assert.Equal(f.t, float64(1), r.Meta()["total"], "the total counts only what the caller sees")
+				assert.Equal(f.T, float64(1), r.Meta()["total"], "the total counts only what the caller sees")
 			}},
-		{name: "a filter on the Bug type finds nothing", scopes: salesRights, method: "GET", path: "/crm/tasks?type=Bug", status: 200, then: ordered()},
-		{name: "a consumer's tasks leave Bug tasks out", scopes: salesRights, method: "GET", path: "/crm/consumers/" + c + "/tasks", status: 200, then: ordered(normal)},
+		{Name: "a filter on the Bug type finds nothing", Scopes: salesRights, Method: "GET", Path: "/crm/tasks?type=Bug", Status: 200, Then: ordered()},
+		{Name: "a consumer's tasks leave Bug tasks out", Scopes: salesRights, Method: "GET", Path: "/crm/consumers/" + c + "/tasks", Status: 200, Then: ordered(normal)},
 		hidden("GET a Bug task", "GET", "/crm/tasks/"+bug, nil),
 		hidden("PATCH a Bug task", "PATCH", "/crm/tasks/"+bug, map[string]any{"title": "fixed"}),
 		hidden("PUT a Bug task", "PUT", "/crm/tasks", map[string]any{"_id": bug, "title": "fixed"}),
 		hidden("DELETE a Bug task", "DELETE", "/crm/tasks/"+bug, nil),
 		hidden("reopen a Bug task", "POST", "/crm/tasks/"+bug+"/actions/reopen", nil),
 		hidden("assign a Bug task", "POST", "/crm/tasks/"+bug+"/actions/assign", map[string]any{"userId": "{user}"}),
-		{name: "a sales user cannot file a Bug task", scopes: salesRights, method: "POST", path: "/crm/tasks", body: map[string]any{"title": "x", "type": "Bug"},
-			status: 422, codes: []string{"validation.invalid"}, field: "type"},
-		{name: "a sales user cannot turn a task into a Bug", scopes: salesRights, method: "PATCH", path: "/crm/tasks/" + normal, body: map[string]any{"type": "Bug"},
-			status: 422, codes: []string{"validation.invalid"}, field: "type"},
-		{name: "crm.tasks.bugs sees them in lists", scopes: bugRights, method: "GET", path: "/crm/tasks", status: 200, then: ordered(normal, bug)},
-		{name: "crm.tasks.bugs sees them by id", scopes: bugRights, method: "GET", path: "/crm/tasks/" + bug, status: 200,
-			then: func(f *fixture, v ids, r *testenv.Resp) { assert.Equal(f.t, "Bug", r.Payload()["type"]) }},
-		{name: "crm.tasks.bugs may reopen them", scopes: bugRights, method: "POST", path: "/crm/tasks/" + bug + "/actions/reopen",
-			status: 200, events: []string{"tasks.reopened"}},
+		{Name: "a sales user cannot file a Bug task", Scopes: salesRights, Method: "POST", Path: "/crm/tasks", Body: map[string]any{"title": "x", "type": "Bug"},
+			Status: 422, Codes: []string{"validation.invalid"}, Field: "type"},
+		{Name: "a sales user cannot turn a task into a Bug", Scopes: salesRights, Method: "PATCH", Path: "/crm/tasks/" + normal, Body: map[string]any{"type": "Bug"},
+			Status: 422, Codes: []string{"validation.invalid"}, Field: "type"},
+		{Name: "crm.tasks.bugs sees them in lists", Scopes: bugRights, Method: "GET", Path: "/crm/tasks", Status: 200, Then: ordered(normal, bug)},
+		{Name: "crm.tasks.bugs sees them by id", Scopes: bugRights, Method: "GET", Path: "/crm/tasks/" + bug, Status: 200,
+			Then: func(f *fixture, v ids, r *testenv.Resp) { assert.Equal(f.T, "Bug", r.Payload()["type"]) }},
+		{Name: "crm.tasks.bugs may reopen them", Scopes: bugRights, Method: "POST", Path: "/crm/tasks/" + bug + "/actions/reopen",
+			Status: 200, Events: []string{"tasks.reopened"}},
 	})
 }
 
@@ -84,15 +85,15 @@ func TestUnexpectedErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := f.For(t)
-			r := f.p.Do(tc.method, tc.path, f.p.Token("crm.consumers.view"), nil)
+			r := f.P.Do(tc.method, tc.path, f.P.Token("crm.consumers.view"), nil)
 			require.Equal(t, http.StatusInternalServerError, r.Status, "%s", r.Body)
-			checkEnvelope(t, r)
+			apitest.CheckEnvelope(t, r)
 			assert.Equal(t, []string{"internal"}, r.ErrorCodes())
 			assert.NotContains(t, string(r.Body), tc.secret, "the cause stays in the log")
 			debugID := r.Header.Get("X-Debug-Id")
 			require.NotEmpty(t, debugID)
 
-			bugs := f.p.Do("GET", "/crm/tasks?debugId="+debugID, f.admin, nil)
+			bugs := f.P.Do("GET", "/crm/tasks?debugId="+debugID, f.Admin, nil)
 			require.Equal(t, 200, bugs.Status, "%s", bugs.Body)
 			require.Len(t, bugs.List(), 1, "one Bug task per failure")
 			task := bugs.List()[0]
@@ -103,16 +104,16 @@ func TestUnexpectedErrors(t *testing.T) {
 			assert.Contains(t, task["description"], debugID)
 			assert.NotContains(t, task["description"], tc.secret, "the cause stays in the log")
 
-			sales := f.p.Do("GET", "/crm/tasks?debugId="+debugID, f.p.Token(salesRights...), nil)
+			sales := f.P.Do("GET", "/crm/tasks?debugId="+debugID, f.P.Token(salesRights...), nil)
 			require.Equal(t, 200, sales.Status)
 			assert.Empty(t, sales.List(), "sales users do not see Bug tasks")
 		})
 	}
 	t.Run("a refused call files no Bug task", func(t *testing.T) {
 		f := f.For(t)
-		r := f.p.Do("GET", "/faulty/panic", f.p.Token("crm.tasks.view"), nil)
+		r := f.P.Do("GET", "/faulty/panic", f.P.Token("crm.tasks.view"), nil)
 		require.Equal(t, http.StatusForbidden, r.Status)
-		bugs := f.p.Do("GET", "/crm/tasks?type=Bug&count=true", f.admin, nil)
+		bugs := f.P.Do("GET", "/crm/tasks?type=Bug&count=true", f.Admin, nil)
 		assert.Equal(t, float64(2), bugs.Meta()["total"], "only the two failures above")
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"platform/kernel/query"
 	"platform/kernel/store"
+	"platform/test/apitest"
 	"platform/test/testenv"
 )
 
@@ -22,21 +23,21 @@ func TestDuplicateEmail(t *testing.T) {
 		return ids{"email": email, "owner": f.consumer("email", email), "id": f.consumer()}
 	}
 	duplicate := func(name, method, path string, body any) scenario {
-		return scenario{name: name, given: taken, method: method, path: path, body: body, status: 409, codes: []string{"conflict.duplicate"}, field: "email",
-			then: func(f *fixture, v ids, r *testenv.Resp) {
-				docs, err := f.p.Store.Collection("consumers").Find(f.p.Ctx(), store.FindOptions{Filter: query.Eq("email", v["email"])})
-				require.NoError(f.t, err)
-				require.Len(f.t, docs, 1)
-				assert.Equal(f.t, v["owner"], docs[0]["_id"])
+		return scenario{Name: name, Given: taken, Method: method, Path: path, Body: body, Status: 409, Codes: []string{"conflict.duplicate"}, Field: "email",
+			Then: func(f *fixture, v ids, r *testenv.Resp) {
+				docs, err := f.P.Store.Collection("consumers").Find(f.P.Ctx(), store.FindOptions{Filter: query.Eq("email", v["email"])})
+				require.NoError(f.T, err)
+				require.Len(f.T, docs, 1)
+				assert.Equal(f.T, v["owner"], docs[0]["_id"])
 			}}
 	}
-	run(t, f, []scenario{
+	apitest.Run(t, f, []scenario{
 		duplicate("POST with a taken address", "POST", "/crm/consumers", map[string]any{"email": "{email}"}),
 		duplicate("PATCH to a taken address", "PATCH", "/crm/consumers/{id}", map[string]any{"email": "{email}"}),
 		duplicate("PUT /:id to a taken address", "PUT", "/crm/consumers/{id}", map[string]any{"email": "{email}"}),
 		duplicate("PUT by body to a taken address", "PUT", "/crm/consumers", map[string]any{"_id": "{id}", "email": "{email}"}),
-		{name: "a record may keep its own address", given: taken, method: "PUT", path: "/crm/consumers/{owner}",
-			body: map[string]any{"email": "{email}", "first_name": "Owner"}, status: 200, events: []string{"consumers.updated"}},
+		{Name: "a record may keep its own address", Given: taken, Method: "PUT", Path: "/crm/consumers/{owner}",
+			Body: map[string]any{"email": "{email}", "first_name": "Owner"}, Status: 200, Events: []string{"consumers.updated"}},
 	})
 }
 
@@ -48,7 +49,7 @@ func TestConcurrentCreatesOfOneEmail(t *testing.T) {
 	email := uniqueEmail("race")
 	statuses := make([]int, n)
 	codes := make([][]string, n)
-	evs := f.eventsAfter(func() {
+	evs := f.EventsAfter(func() {
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		for i := range n {
@@ -56,7 +57,7 @@ func TestConcurrentCreatesOfOneEmail(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				r := f.p.Do("POST", "/crm/consumers", f.admin, map[string]any{"email": email, "first_name": "Racer"})
+				r := f.P.Do("POST", "/crm/consumers", f.Admin, map[string]any{"email": email, "first_name": "Racer"})
 				statuses[i], codes[i] = r.Status, r.ErrorCodes()
 			}()
 		}
@@ -75,10 +76,10 @@ func TestConcurrentCreatesOfOneEmail(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, created, "exactly one create succeeds: %v", statuses)
-	docs, err := f.p.Store.Collection("consumers").Find(f.p.Ctx(), store.FindOptions{Filter: query.Eq("email", email)})
+	docs, err := f.P.Store.Collection("consumers").Find(f.P.Ctx(), store.FindOptions{Filter: query.Eq("email", email)})
 	require.NoError(t, err)
 	assert.Len(t, docs, 1, "one record holds the address")
-	assert.Equal(t, []string{"consumers.created"}, names(evs), "one event, for the one record")
+	assert.Equal(t, []string{"consumers.created"}, apitest.Names(evs), "one event, for the one record")
 }
 
 // TestEmailIsUniqueWithoutCase: addresses are stored lower-cased, so two

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
+	"platform/test/apitest"
 	"platform/test/testenv"
 )
 
@@ -16,7 +17,7 @@ import (
 // row, dotted nested fields) for a record, a list and an error.
 func TestOutputFormats(t *testing.T) {
 	f := newFixture(t)
-	tok := f.admin
+	tok := f.Admin
 	ada := f.consumer("email", "fmt-ada@example.com", "first_name", "Ada", "tags", []any{"vip", "b2b"},
 		"customCRM", map[string]any{"company": "Acme", "address": map[string]any{"city": "London"}})
 	f.consumer("email", "fmt-bob@example.com", "first_name", "=cmd()")
@@ -56,15 +57,15 @@ func TestOutputFormats(t *testing.T) {
 	}
 
 	t.Run("JSON is the default", func(t *testing.T) {
-		r := f.p.For(t).Do("GET", record, tok, nil)
+		r := f.P.For(t).Do("GET", record, tok, nil)
 		require.Equal(t, 200, r.Status)
 		assert.Equal(t, "application/json; charset=utf-8", r.Header.Get("Content-Type"))
-		checkEnvelope(t, r)
-		r = f.p.For(t).Do("GET", record, tok, nil, "Accept", "application/json")
+		apitest.CheckEnvelope(t, r)
+		r = f.P.For(t).Do("GET", record, tok, nil, "Accept", "application/json")
 		assert.Equal(t, ada, r.Payload()["_id"])
 	})
 	t.Run("a record in YAML by Accept", func(t *testing.T) {
-		r := f.p.For(t).Do("GET", record, tok, nil, "Accept", "application/yaml")
+		r := f.P.For(t).Do("GET", record, tok, nil, "Accept", "application/yaml")
 		require.Equal(t, 200, r.Status)
 		env := yamlOf(t, r)
 		p := env["payload"].(map[string]any)
@@ -73,19 +74,19 @@ func TestOutputFormats(t *testing.T) {
 		assert.Equal(t, "success", env["meta"].(map[string]any)["status"])
 	})
 	t.Run("a record in YAML by ?format=yaml, which wins over Accept", func(t *testing.T) {
-		r := f.p.For(t).Do("GET", record+"?format=yaml", tok, nil, "Accept", "text/csv")
+		r := f.P.For(t).Do("GET", record+"?format=yaml", tok, nil, "Accept", "text/csv")
 		require.Equal(t, 200, r.Status)
 		assert.Equal(t, ada, yamlOf(t, r)["payload"].(map[string]any)["_id"])
 	})
 	t.Run("a list in YAML", func(t *testing.T) {
-		r := f.p.For(t).Do("GET", list+"&format=yaml", tok, nil)
+		r := f.P.For(t).Do("GET", list+"&format=yaml", tok, nil)
 		require.Equal(t, 200, r.Status)
 		env := yamlOf(t, r)
 		assert.Len(t, env["payload"], 2)
 		assert.Equal(t, 1, env["meta"].(map[string]any)["page"])
 	})
 	t.Run("a record in CSV with dotted nested fields", func(t *testing.T) {
-		r := f.p.For(t).Do("GET", record, tok, nil, "Accept", "text/csv")
+		r := f.P.For(t).Do("GET", record, tok, nil, "Accept", "text/csv")
 		require.Equal(t, 200, r.Status)
 		rows := csvOf(t, r)
 		require.Len(t, rows, 2, "a header row and the record")
@@ -97,7 +98,7 @@ func TestOutputFormats(t *testing.T) {
 		assert.Equal(t, []string{"vip;b2b"}, column(rows, "tags"))
 	})
 	t.Run("a list in CSV by ?format=csv", func(t *testing.T) {
-		r := f.p.For(t).Do("GET", list+"&format=csv", tok, nil)
+		r := f.P.For(t).Do("GET", list+"&format=csv", tok, nil)
 		require.Equal(t, 200, r.Status)
 		rows := csvOf(t, r)
 		require.Len(t, rows, 3, "a header row and two records")
@@ -106,38 +107,38 @@ func TestOutputFormats(t *testing.T) {
 		assert.Equal(t, []string{"Acme", ""}, column(rows, "customCRM.company"), "a record without the field has an empty cell")
 	})
 	t.Run("a projected list in CSV", func(t *testing.T) {
-		r := f.p.For(t).Do("GET", list+"&fields=email&format=csv", tok, nil)
+		r := f.P.For(t).Do("GET", list+"&fields=email&format=csv", tok, nil)
 		require.Equal(t, 200, r.Status)
 		assert.Equal(t, []string{"_id", "email"}, csvOf(t, r)[0])
 	})
 	t.Run("an error in YAML", func(t *testing.T) {
-		r := f.p.For(t).Do("GET", "/crm/consumers/nope", tok, nil, "Accept", "application/yaml")
+		r := f.P.For(t).Do("GET", "/crm/consumers/nope", tok, nil, "Accept", "application/yaml")
 		require.Equal(t, 400, r.Status)
 		env := yamlOf(t, r)
 		assert.Nil(t, env["payload"])
 		assert.Equal(t, true, env["meta"].(map[string]any)["error"])
 	})
 	t.Run("an error in CSV", func(t *testing.T) {
-		r := f.p.For(t).Do("GET", "/crm/consumers/0123456789abcdef01234567?format=csv", tok, nil)
+		r := f.P.For(t).Do("GET", "/crm/consumers/0123456789abcdef01234567?format=csv", tok, nil)
 		require.Equal(t, 404, r.Status)
 		rows := csvOf(t, r)
 		assert.Equal(t, []string{"code", "field", "message"}, rows[0])
 		assert.Equal(t, "resource.not_found", rows[1][0])
 	})
 	t.Run("an unknown ?format is a 400 in JSON", func(t *testing.T) {
-		r := f.p.For(t).Do("GET", record+"?format=xml", tok, nil)
+		r := f.P.For(t).Do("GET", record+"?format=xml", tok, nil)
 		require.Equal(t, 400, r.Status)
-		checkEnvelope(t, r)
+		apitest.CheckEnvelope(t, r)
 		assert.Equal(t, []string{"request.query"}, r.ErrorCodes())
 	})
 	t.Run("an Accept offering no format is a 406 in JSON", func(t *testing.T) {
-		r := f.p.For(t).Do("GET", record, tok, nil, "Accept", "text/html")
+		r := f.P.For(t).Do("GET", record, tok, nil, "Accept", "text/html")
 		require.Equal(t, 406, r.Status)
-		checkEnvelope(t, r)
+		apitest.CheckEnvelope(t, r)
 		assert.Equal(t, []string{"request.not_acceptable"}, r.ErrorCodes())
 	})
 	t.Run("Accept lists are read in order", func(t *testing.T) {
-		r := f.p.For(t).Do("GET", record, tok, nil, "Accept", "text/html, application/yaml;q=0.9, */*;q=0.1")
+		r := f.P.For(t).Do("GET", record, tok, nil, "Accept", "text/html, application/yaml;q=0.9, */*;q=0.1")
 		require.Equal(t, 200, r.Status)
 		yamlOf(t, r)
 	})

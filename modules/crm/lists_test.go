@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"platform/test/apitest"
 	"platform/test/testenv"
 )
 
@@ -19,57 +20,57 @@ func TestListQueries(t *testing.T) {
 	b := f.consumer("email", "list-b@example.com", "first_name", "Bob", "country", "FR", "tags", []any{"vip", "b2b"})
 	c := f.consumer("email", "list-c@example.com", "first_name", "Cy", "country", "DE")
 	ordered := func(want ...string) func(f *fixture, v ids, r *testenv.Resp) {
-		return func(f *fixture, v ids, r *testenv.Resp) { assert.Equal(f.t, want, listIDs(r)) }
+		return func(f *fixture, v ids, r *testenv.Resp) { assert.Equal(f.T, want, apitest.ListIDs(r)) }
 	}
 	total := func(n int) func(f *fixture, v ids, r *testenv.Resp) {
-		return func(f *fixture, v ids, r *testenv.Resp) { assert.Equal(f.t, float64(n), r.Meta()["total"]) }
+		return func(f *fixture, v ids, r *testenv.Resp) { assert.Equal(f.T, float64(n), r.Meta()["total"]) }
 	}
 	list := func(name, query string, then func(f *fixture, v ids, r *testenv.Resp)) scenario {
-		return scenario{name: name, method: "GET", path: "/crm/consumers?" + query, status: 200, then: then}
+		return scenario{Name: name, Method: "GET", Path: "/crm/consumers?" + query, Status: 200, Then: then}
 	}
 	bad := func(name, query, field string) scenario {
-		return scenario{name: name, method: "GET", path: "/crm/consumers?" + query, status: 400, codes: []string{"request.query"}, field: field}
+		return scenario{Name: name, Method: "GET", Path: "/crm/consumers?" + query, Status: 400, Codes: []string{"request.query"}, Field: field}
 	}
 	filter := func(json string) string { return "filter=" + url.QueryEscape(json) }
 	page := func(n string) string { return f.moduleBase() + "/consumers?limit=2&page=" + n + "&sort=email" }
 
-	run(t, f, []scenario{
+	apitest.Run(t, f, []scenario{
 		list("the first page links the next one", "limit=2&sort=email", func(f *fixture, v ids, r *testenv.Resp) {
-			assert.Equal(f.t, []string{a, b}, listIDs(r))
-			assert.Equal(f.t, float64(1), r.Meta()["page"])
-			assert.Equal(f.t, float64(2), r.Meta()["limit"])
-			assert.Equal(f.t, page("1"), linkHref(r, "self"))
-			assert.Equal(f.t, page("2"), linkHref(r, "next"))
-			assert.Empty(f.t, linkHref(r, "prev"))
+			assert.Equal(f.T, []string{a, b}, apitest.ListIDs(r))
+			assert.Equal(f.T, float64(1), r.Meta()["page"])
+			assert.Equal(f.T, float64(2), r.Meta()["limit"])
+			assert.Equal(f.T, page("1"), apitest.LinkHref(r, "self"))
+			assert.Equal(f.T, page("2"), apitest.LinkHref(r, "next"))
+			assert.Empty(f.T, apitest.LinkHref(r, "prev"))
 		}),
 		list("the last page links the previous one", "limit=2&page=2&sort=email", func(f *fixture, v ids, r *testenv.Resp) {
-			assert.Equal(f.t, []string{c}, listIDs(r))
-			assert.Equal(f.t, page("2"), linkHref(r, "self"))
-			assert.Equal(f.t, page("1"), linkHref(r, "prev"))
-			assert.Empty(f.t, linkHref(r, "next"))
+			assert.Equal(f.T, []string{c}, apitest.ListIDs(r))
+			assert.Equal(f.T, page("2"), apitest.LinkHref(r, "self"))
+			assert.Equal(f.T, page("1"), apitest.LinkHref(r, "prev"))
+			assert.Empty(f.T, apitest.LinkHref(r, "next"))
 		}),
 		list("a page past the end is empty", "limit=2&page=9&sort=email", func(f *fixture, v ids, r *testenv.Resp) {
-			assert.Empty(f.t, r.List())
-			assert.Empty(f.t, linkHref(r, "next"))
+			assert.Empty(f.T, r.List())
+			assert.Empty(f.T, apitest.LinkHref(r, "next"))
 		}),
 		list("count=true adds the total of every page", "count=true&limit=1", func(f *fixture, v ids, r *testenv.Resp) {
-			assert.Len(f.t, r.List(), 1)
-			assert.Equal(f.t, float64(3), r.Meta()["total"])
+			assert.Len(f.T, r.List(), 1)
+			assert.Equal(f.T, float64(3), r.Meta()["total"])
 		}),
 		list("the largest limit", "limit=500&count=false", func(f *fixture, v ids, r *testenv.Resp) {
-			assert.Len(f.t, r.List(), 3)
-			assert.NotContains(f.t, r.Meta(), "total")
+			assert.Len(f.T, r.List(), 3)
+			assert.NotContains(f.T, r.Meta(), "total")
 		}),
 		list("sort descending", "sort=-email", ordered(c, b, a)),
 		list("sort by two fields", "sort=country,-email", ordered(c, a, b)),
 		list("fields projects the records", "fields=email&sort=email", func(f *fixture, v ids, r *testenv.Resp) {
-			require.Len(f.t, r.List(), 3)
+			require.Len(f.T, r.List(), 3)
 			for _, d := range r.List() {
-				assert.Equal(f.t, []string{"_id", "email"}, sortedKeys(d))
+				assert.Equal(f.T, []string{"_id", "email"}, apitest.SortedKeys(d))
 			}
 		}),
 		list("fields may name the virtual display name", "fields=displayName&sort=email", func(f *fixture, v ids, r *testenv.Resp) {
-			assert.Equal(f.t, map[string]any{"_id": a, "displayName": "Ada Acme"}, r.List()[0])
+			assert.Equal(f.T, map[string]any{"_id": a, "displayName": "Ada Acme"}, r.List()[0])
 		}),
 		list("shorthand equality", "email=list-b@example.com", ordered(b)),
 		list("shorthand on two fields", "country=DE&first_name=Cy", ordered(c)),
@@ -115,15 +116,15 @@ func TestNotesListPinnedFirst(t *testing.T) {
 	}
 	old, pinned, recent := notes[0], notes[1], notes[2]
 	order := func(want ...string) func(f *fixture, v ids, r *testenv.Resp) {
-		return func(f *fixture, v ids, r *testenv.Resp) { assert.Equal(f.t, want, listIDs(r)) }
+		return func(f *fixture, v ids, r *testenv.Resp) { assert.Equal(f.T, want, apitest.ListIDs(r)) }
 	}
-	run(t, f, []scenario{
-		{name: "the default order is pinned first, then newest", method: "GET", path: "/crm/notes", status: 200, then: order(pinned, recent, old)},
-		{name: "the consumer's notes in the same order", method: "GET", path: "/crm/consumers/" + c + "/notes", status: 200, then: order(pinned, recent, old)},
-		{name: "a requested order comes after pinned", method: "GET", path: "/crm/notes?sort=createdAt", status: 200, then: order(pinned, old, recent)},
-		{name: "sorting by pinned keeps pinned first", method: "GET", path: "/crm/notes?sort=pinned,createdAt", status: 200, then: order(pinned, old, recent)},
-		{name: "sorting by pinned descending", method: "GET", path: "/crm/notes?sort=-pinned,-createdAt", status: 200, then: order(pinned, recent, old)},
-		{name: "a filter keeps the order", method: "GET", path: "/crm/notes?targetType=consumers&limit=2", status: 200, then: order(pinned, recent)},
+	apitest.Run(t, f, []scenario{
+		{Name: "the default order is pinned first, then newest", Method: "GET", Path: "/crm/notes", Status: 200, Then: order(pinned, recent, old)},
+		{Name: "the consumer's notes in the same order", Method: "GET", Path: "/crm/consumers/" + c + "/notes", Status: 200, Then: order(pinned, recent, old)},
+		{Name: "a requested order comes after pinned", Method: "GET", Path: "/crm/notes?sort=createdAt", Status: 200, Then: order(pinned, old, recent)},
+		{Name: "sorting by pinned keeps pinned first", Method: "GET", Path: "/crm/notes?sort=pinned,createdAt", Status: 200, Then: order(pinned, old, recent)},
+		{Name: "sorting by pinned descending", Method: "GET", Path: "/crm/notes?sort=-pinned,-createdAt", Status: 200, Then: order(pinned, recent, old)},
+		{Name: "a filter keeps the order", Method: "GET", Path: "/crm/notes?targetType=consumers&limit=2", Status: 200, Then: order(pinned, recent)},
 	})
 }
 
@@ -136,33 +137,33 @@ func TestModuleHostForm(t *testing.T) {
 		c := f.consumer()
 		return ids{"c": c, "task": f.task("consumer", c, "_status", "done")}
 	}
-	run(t, f, []scenario{
-		{name: "POST /consumers", header: host, method: "POST", path: "/consumers", body: map[string]any{"email": "host@example.com"},
-			status: 201, events: []string{"consumers.created"}, then: func(f *fixture, v ids, r *testenv.Resp) {
+	apitest.Run(t, f, []scenario{
+		{Name: "POST /consumers", Header: host, Method: "POST", Path: "/consumers", Body: map[string]any{"email": "host@example.com"},
+			Status: 201, Events: []string{"consumers.created"}, Then: func(f *fixture, v ids, r *testenv.Resp) {
 				id := r.Payload()["_id"].(string)
-				f.checkConsumerMeta(f.t, r, id)
-				assert.Equal(f.t, "host@example.com", f.stored("consumers", id)["email"])
+				f.checkConsumerMeta(f.T, r, id)
+				assert.Equal(f.T, "host@example.com", f.Stored("consumers", id)["email"])
 			}},
-		{name: "GET /consumers/:id", header: host, given: aConsumer, method: "GET", path: "/consumers/{c}", status: 200,
-			then: func(f *fixture, v ids, r *testenv.Resp) { f.checkConsumerMeta(f.t, r, v["c"]) }},
-		{name: "GET /consumers", header: host, given: aConsumer, method: "GET", path: "/consumers?limit=1", status: 200,
-			then: func(f *fixture, v ids, r *testenv.Resp) {
-				assert.Equal(f.t, f.moduleBase()+"/consumers?limit=1&page=1", linkHref(r, "self"))
+		{Name: "GET /consumers/:id", Header: host, Given: aConsumer, Method: "GET", Path: "/consumers/{c}", Status: 200,
+			Then: func(f *fixture, v ids, r *testenv.Resp) { f.checkConsumerMeta(f.T, r, v["c"]) }},
+		{Name: "GET /consumers", Header: host, Given: aConsumer, Method: "GET", Path: "/consumers?limit=1", Status: 200,
+			Then: func(f *fixture, v ids, r *testenv.Resp) {
+				assert.Equal(f.T, f.moduleBase()+"/consumers?limit=1&page=1", apitest.LinkHref(r, "self"))
 			}},
-		{name: "PATCH /consumers/:id", header: host, given: aConsumer, method: "PATCH", path: "/consumers/{c}", body: map[string]any{"last_name": "Host"},
-			status: 200, events: []string{"consumers.updated"},
-			then: func(f *fixture, v ids, r *testenv.Resp) {
-				assert.Equal(f.t, "Host", f.stored("consumers", v["c"])["last_name"])
+		{Name: "PATCH /consumers/:id", Header: host, Given: aConsumer, Method: "PATCH", Path: "/consumers/{c}", Body: map[string]any{"last_name": "Host"},
+			Status: 200, Events: []string{"consumers.updated"},
+			Then: func(f *fixture, v ids, r *testenv.Resp) {
+				assert.Equal(f.T, "Host", f.Stored("consumers", v["c"])["last_name"])
 			}},
-		{name: "GET /consumers/:id/tasks", header: host, given: aConsumer, method: "GET", path: "/consumers/{c}/tasks", status: 200,
-			then: func(f *fixture, v ids, r *testenv.Resp) { assert.Equal(f.t, []string{v["task"]}, listIDs(r)) }},
-		{name: "POST /tasks/:id/actions/reopen", header: host, given: aConsumer, method: "POST", path: "/tasks/{task}/actions/reopen",
-			status: 200, events: []string{"tasks.reopened"}},
-		{name: "DELETE /tasks/:id", header: host, given: aConsumer, method: "DELETE", path: "/tasks/{task}", status: 200, events: []string{"tasks.deleted"},
-			then: func(f *fixture, v ids, r *testenv.Resp) { assert.Nil(f.t, f.stored("tasks", v["task"])) }},
-		{name: "errors on the module host", header: host, method: "GET", path: "/consumers/nope", status: 400, codes: []string{"request.id"}},
-		{name: "no token on the module host", header: host, token: none, method: "GET", path: "/consumers", status: 401, codes: []string{"auth.token"}},
-		{name: "another module's host does not serve the CRM", header: []string{"Host", "marketing-api.{domain}"}, method: "GET", path: "/consumers",
-			status: 404, codes: []string{"resource.not_found"}},
+		{Name: "GET /consumers/:id/tasks", Header: host, Given: aConsumer, Method: "GET", Path: "/consumers/{c}/tasks", Status: 200,
+			Then: func(f *fixture, v ids, r *testenv.Resp) { assert.Equal(f.T, []string{v["task"]}, apitest.ListIDs(r)) }},
+		{Name: "POST /tasks/:id/actions/reopen", Header: host, Given: aConsumer, Method: "POST", Path: "/tasks/{task}/actions/reopen",
+			Status: 200, Events: []string{"tasks.reopened"}},
+		{Name: "DELETE /tasks/:id", Header: host, Given: aConsumer, Method: "DELETE", Path: "/tasks/{task}", Status: 200, Events: []string{"tasks.deleted"},
+			Then: func(f *fixture, v ids, r *testenv.Resp) { assert.Nil(f.T, f.Stored("tasks", v["task"])) }},
+		{Name: "errors on the module host", Header: host, Method: "GET", Path: "/consumers/nope", Status: 400, Codes: []string{"request.id"}},
+		{Name: "no token on the module host", Header: host, Token: none, Method: "GET", Path: "/consumers", Status: 401, Codes: []string{"auth.token"}},
+		{Name: "another module's host does not serve the CRM", Header: []string{"Host", "marketing-api.{domain}"}, Method: "GET", Path: "/consumers",
+			Status: 404, Codes: []string{"resource.not_found"}},
 	})
 }

@@ -18,6 +18,7 @@ import (
 	"platform/api"
 	"platform/kernel/jsonlimit"
 	"platform/kernel/store"
+	"platform/test/apitest"
 	"platform/test/testenv"
 )
 
@@ -40,12 +41,12 @@ func TestNonFiniteAndDeepJSONAreRefused(t *testing.T) {
 	aConsumer := func(f *fixture) ids { return ids{"id": f.consumer("first_name", "Ada")} }
 	aTask := func(f *fixture) ids { return ids{"id": f.task()} }
 	nonFinite := func(name, method, path, body, field string, given func(*fixture) ids) scenario {
-		return scenario{name: name, given: given, method: method, path: path, body: body, status: 422, codes: []string{"validation.type"}, field: field}
+		return scenario{Name: name, Given: given, Method: method, Path: path, Body: body, Status: 422, Codes: []string{"validation.type"}, Field: field}
 	}
 	tooDeep := func(name string, depth int) scenario {
-		return scenario{name: name, method: "POST", path: "/crm/consumers", body: deepCustom(depth), status: 400, codes: []string{"request.too_deep"}}
+		return scenario{Name: name, Method: "POST", Path: "/crm/consumers", Body: deepCustom(depth), Status: 400, Codes: []string{"request.too_deep"}}
 	}
-	run(t, f, []scenario{
+	apitest.Run(t, f, []scenario{
 		nonFinite("1e999 in customCRM", "POST", "/crm/consumers", `{"email":"inf@example.com","customCRM":{"n":1e999}}`, "customCRM.n", nil),
 		nonFinite("an integer of 400 digits", "POST", "/crm/consumers", `{"email":"big@example.com","customCRM":{"n":1`+strings.Repeat("0", 400)+`}}`, "customCRM.n", nil),
 		nonFinite("-1e999 in an array in customCRM", "POST", "/crm/consumers", `{"email":"inf@example.com","customCRM":{"a":[1,{"b":-1e999}]}}`, "customCRM.a[1].b", nil),
@@ -57,8 +58,8 @@ func TestNonFiniteAndDeepJSONAreRefused(t *testing.T) {
 		tooDeep("JSON 999 levels deep", 999),
 		tooDeep("JSON 9,999 levels deep", 9999),
 		tooDeep("JSON deeper than Go's own decoder goes", 20000),
-		{name: "deep JSON in a PATCH", given: aConsumer, method: "PATCH", path: "/crm/consumers/{id}", body: `{"customCRM":` + nestedObjects(999) + `}`,
-			status: 400, codes: []string{"request.too_deep"}},
+		{Name: "deep JSON in a PATCH", Given: aConsumer, Method: "PATCH", Path: "/crm/consumers/{id}", Body: `{"customCRM":` + nestedObjects(999) + `}`,
+			Status: 400, Codes: []string{"request.too_deep"}},
 	})
 }
 
@@ -66,9 +67,9 @@ func TestNonFiniteAndDeepJSONAreRefused(t *testing.T) {
 // and read back by both stores.
 func TestDeepestAcceptedJSONIsStored(t *testing.T) {
 	f := newFixture(t)
-	r := f.p.Do("POST", "/crm/consumers", f.admin, deepCustom(jsonlimit.MaxDepth))
+	r := f.P.Do("POST", "/crm/consumers", f.Admin, deepCustom(jsonlimit.MaxDepth))
 	require.Equal(t, 201, r.Status, "%s", r.Body)
-	got := f.p.Do("GET", "/crm/consumers/"+r.Payload()["_id"].(string), f.admin, nil)
+	got := f.P.Do("GET", "/crm/consumers/"+r.Payload()["_id"].(string), f.Admin, nil)
 	require.Equal(t, 200, got.Status, "%s", got.Body)
 	assert.Equal(t, r.Payload()["customCRM"], got.Payload()["customCRM"])
 }
@@ -87,29 +88,29 @@ func TestStoredNonFiniteNumbersRenderAsNull(t *testing.T) {
 			now := time.Now().UTC().Truncate(time.Millisecond)
 			doc := store.Doc{"_id": poisoned, "email": "poisoned@example.com", "_status": "lead", "createdAt": now, "updatedAt": now,
 				"customCRM": map[string]any{"inf": math.Inf(1), "list": []any{math.Inf(-1), 2.5}, "nan": math.NaN()}}
-			if err := f.p.Store.Collection("consumers").Insert(f.p.Ctx(), doc); err != nil {
+			if err := f.P.Store.Collection("consumers").Insert(f.P.Ctx(), doc); err != nil {
 				t.Skipf("this store refuses non-finite numbers itself (FerretDB does): %v", err)
 			}
 			wantCustom := map[string]any{"inf": nil, "list": []any{nil, 2.5}, "nan": nil}
 
-			r := f.p.Do("GET", "/crm/consumers/"+poisoned, f.admin, nil)
+			r := f.P.Do("GET", "/crm/consumers/"+poisoned, f.Admin, nil)
 			require.Equal(t, 200, r.Status, "%s", r.Body)
 			assert.Equal(t, wantCustom, r.Payload()["customCRM"])
 
-			r = f.p.Do("GET", "/crm/consumers?sort=email", f.admin, nil)
+			r = f.P.Do("GET", "/crm/consumers?sort=email", f.Admin, nil)
 			require.Equal(t, 200, r.Status, "%s", r.Body)
 			list := r.List()
 			require.Len(t, list, 2)
 			assert.Equal(t, map[string]any{"n": 1.5}, list[0]["customCRM"], "the other record is intact")
 			assert.Equal(t, wantCustom, list[1]["customCRM"])
 
-			r = f.p.Do("GET", "/crm/consumers?sort=email&format=yaml", f.admin, nil)
+			r = f.P.Do("GET", "/crm/consumers?sort=email&format=yaml", f.Admin, nil)
 			require.Equal(t, 200, r.Status, "%s", r.Body)
 			var env map[string]any
 			require.NoError(t, yaml.Unmarshal(r.Body, &env))
 			assert.Equal(t, wantCustom, env["payload"].([]any)[1].(map[string]any)["customCRM"])
 
-			r = f.p.Do("GET", "/crm/consumers?sort=email&format=csv", f.admin, nil)
+			r = f.P.Do("GET", "/crm/consumers?sort=email&format=csv", f.Admin, nil)
 			require.Equal(t, 200, r.Status, "%s", r.Body)
 			rows, err := csv.NewReader(bytes.NewReader(r.Body)).ReadAll()
 			require.NoError(t, err)
@@ -142,18 +143,18 @@ func orFilter(n int) string {
 // itself (over 1 MiB) is a 431, and still the JSON envelope.
 func TestHugeFiltersAnswerTheEnvelope(t *testing.T) {
 	f := newFixture(t)
-	r := f.p.Do("GET", orFilter(5_000), f.admin, nil)
+	r := f.P.Do("GET", orFilter(5_000), f.Admin, nil)
 	require.Equal(t, 400, r.Status, "%.300s", r.Body)
-	checkEnvelope(t, r)
+	apitest.CheckEnvelope(t, r)
 	assert.Equal(t, []string{"request.query"}, r.ErrorCodes())
 	assert.Contains(t, string(r.Body), "more than 1000 values")
 
 	huge := orFilter(50_000)
 	require.Greater(t, len(huge), 1<<20, "beyond net/http's default MaxHeaderBytes")
-	r = f.p.Do("GET", huge, f.admin, nil)
+	r = f.P.Do("GET", huge, f.Admin, nil)
 	require.Equal(t, 431, r.Status, "%.300s", r.Body)
 	require.Equal(t, "application/json; charset=utf-8", r.Header.Get("Content-Type"), "%.300s", r.Body)
-	checkEnvelope(t, r)
+	apitest.CheckEnvelope(t, r)
 	assert.Equal(t, []string{"request.too_large"}, r.ErrorCodes())
 }
 
@@ -172,14 +173,14 @@ func TestUnencodableAnswerIsThe500Envelope(t *testing.T) {
 	}))
 	f := setUp(t, p)
 	for _, format := range []string{"json", "yaml", "csv"} {
-		r := f.p.Do("GET", "/unencodable/answer?format="+format, f.admin, nil, "Accept", "application/json")
+		r := f.P.Do("GET", "/unencodable/answer?format="+format, f.Admin, nil, "Accept", "application/json")
 		require.Equal(t, 500, r.Status, "%s", r.Body)
 		require.NotEmpty(t, r.Body, format)
 		if format == "json" {
-			checkEnvelope(t, r)
+			apitest.CheckEnvelope(t, r)
 			assert.Equal(t, []string{"internal"}, r.ErrorCodes())
 		}
-		bugs := f.p.Do("GET", "/crm/tasks?debugId="+r.Header.Get("X-Debug-Id"), f.admin, nil)
+		bugs := f.P.Do("GET", "/crm/tasks?debugId="+r.Header.Get("X-Debug-Id"), f.Admin, nil)
 		require.Len(t, bugs.List(), 1, "a Bug task for the %s answer", format)
 	}
 }

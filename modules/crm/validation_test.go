@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"platform/test/apitest"
 	"platform/test/testenv"
 )
 
@@ -18,12 +19,12 @@ func TestRequestValidation(t *testing.T) {
 	aTask := func(f *fixture) ids { return ids{"id": f.task()} }
 	aNote := func(f *fixture) ids { c := f.consumer(); return ids{"c": c, "id": f.note("consumers", c)} }
 	post := func(name string, body any, code, field string) scenario {
-		return scenario{name: name, method: "POST", path: "/crm/consumers", body: body, status: 422, codes: []string{code}, field: field}
+		return scenario{Name: name, Method: "POST", Path: "/crm/consumers", Body: body, Status: 422, Codes: []string{code}, Field: field}
 	}
 	withEmail := func(k string, v any) map[string]any { return map[string]any{"email": uniqueEmail("v"), k: v} }
 	oversize := `{"email":"big@example.com","customCRM":{"blob":"` + strings.Repeat("x", 1<<20) + `"}}`
 
-	run(t, f, []scenario{
+	apitest.Run(t, f, []scenario{
 		post("a missing required field", map[string]any{"first_name": "Ada"}, "validation.required", "email"),
 		post("a required field sent as null", map[string]any{"email": nil}, "validation.required", "email"),
 		post("a string field sent as a number", map[string]any{"email": 42}, "validation.type", "email"),
@@ -50,95 +51,95 @@ func TestRequestValidation(t *testing.T) {
 		post("the virtual displayName", withEmail("displayName", "Ada"), "validation.read_only", "displayName"),
 		post("the platform's anonymizedAt", withEmail("anonymizedAt", "2026-01-01T00:00:00Z"), "validation.read_only", "anonymizedAt"),
 		{
-			name: "every failure of a body at once", method: "POST", path: "/crm/consumers",
-			body: map[string]any{"email": "nope", "phone": "1", "nickname": "x", "_status": "lead"}, status: 422,
-			codes: []string{"validation.format", "validation.format", "validation.unknown_field", "validation.read_only"},
+			Name: "every failure of a body at once", Method: "POST", Path: "/crm/consumers",
+			Body: map[string]any{"email": "nope", "phone": "1", "nickname": "x", "_status": "lead"}, Status: 422,
+			Codes: []string{"validation.format", "validation.format", "validation.unknown_field", "validation.read_only"},
 		},
-		{name: "a body over the size limit", method: "POST", path: "/crm/consumers", body: oversize, status: 413, codes: []string{"request.too_large"}},
-		{name: "malformed JSON", method: "POST", path: "/crm/consumers", body: `{"email": "ada@example.com"`, status: 400, codes: []string{"request.malformed"}},
-		{name: "JSON with a syntax error", method: "POST", path: "/crm/consumers", body: `{"email" "ada@example.com"}`, status: 400, codes: []string{"request.malformed"}},
-		{name: "JSON that is not an object", method: "POST", path: "/crm/consumers", body: `["ada@example.com"]`, status: 400, codes: []string{"request.malformed"}},
-		{name: "two JSON values", method: "POST", path: "/crm/consumers", body: `{"email":"a@example.com"}{"email":"b@example.com"}`, status: 400, codes: []string{"request.malformed"}},
-		{name: "a body that is not JSON", method: "POST", path: "/crm/consumers", body: `email=ada@example.com`,
-			header: []string{"Content-Type", "application/x-www-form-urlencoded"}, status: 415, codes: []string{"request.media_type"}},
-		{name: "a JSON body labelled text/plain", method: "POST", path: "/crm/consumers", body: map[string]any{"email": "ada@example.com"},
-			header: []string{"Content-Type", "text/plain"}, status: 415, codes: []string{"request.media_type"}},
-		{name: "a JSON body without a content type", method: "POST", path: "/crm/consumers", body: map[string]any{"email": "ada@example.com"},
-			header: []string{"Content-Type", ""}, status: 415, codes: []string{"request.media_type"}},
+		{Name: "a body over the size limit", Method: "POST", Path: "/crm/consumers", Body: oversize, Status: 413, Codes: []string{"request.too_large"}},
+		{Name: "malformed JSON", Method: "POST", Path: "/crm/consumers", Body: `{"email": "ada@example.com"`, Status: 400, Codes: []string{"request.malformed"}},
+		{Name: "JSON with a syntax error", Method: "POST", Path: "/crm/consumers", Body: `{"email" "ada@example.com"}`, Status: 400, Codes: []string{"request.malformed"}},
+		{Name: "JSON that is not an object", Method: "POST", Path: "/crm/consumers", Body: `["ada@example.com"]`, Status: 400, Codes: []string{"request.malformed"}},
+		{Name: "two JSON values", Method: "POST", Path: "/crm/consumers", Body: `{"email":"a@example.com"}{"email":"b@example.com"}`, Status: 400, Codes: []string{"request.malformed"}},
+		{Name: "a body that is not JSON", Method: "POST", Path: "/crm/consumers", Body: `email=ada@example.com`,
+			Header: []string{"Content-Type", "application/x-www-form-urlencoded"}, Status: 415, Codes: []string{"request.media_type"}},
+		{Name: "a JSON body labelled text/plain", Method: "POST", Path: "/crm/consumers", Body: map[string]any{"email": "ada@example.com"},
+			Header: []string{"Content-Type", "text/plain"}, Status: 415, Codes: []string{"request.media_type"}},
+		{Name: "a JSON body without a content type", Method: "POST", Path: "/crm/consumers", Body: map[string]any{"email": "ada@example.com"},
+			Header: []string{"Content-Type", ""}, Status: 415, Codes: []string{"request.media_type"}},
 
 		// tasks and notes
-		{name: "a task priority outside the enum", method: "POST", path: "/crm/tasks", body: map[string]any{"title": "x", "priority": "urgent"},
-			status: 422, codes: []string{"validation.enum"}, field: "priority"},
-		{name: "a task type outside the enum", method: "POST", path: "/crm/tasks", body: map[string]any{"title": "x", "type": "Epic"},
-			status: 422, codes: []string{"validation.enum"}, field: "type"},
-		{name: "a task status outside the enum", method: "POST", path: "/crm/tasks", body: map[string]any{"title": "x", "_status": "closed"},
-			status: 422, codes: []string{"validation.enum"}, field: "_status"},
-		{name: "a due date that is not a date", method: "POST", path: "/crm/tasks", body: map[string]any{"title": "x", "dueDate": "next Friday"},
-			status: 422, codes: []string{"validation.format"}, field: "dueDate"},
-		{name: "a due date as a number", method: "POST", path: "/crm/tasks", body: map[string]any{"title": "x", "dueDate": 20261201},
-			status: 422, codes: []string{"validation.type"}, field: "dueDate"},
-		{name: "a consumer reference that is not an id", method: "POST", path: "/crm/tasks", body: map[string]any{"title": "x", "consumer": "ada"},
-			status: 422, codes: []string{"validation.format"}, field: "consumer"},
-		{name: "a consumer reference to no consumer", method: "POST", path: "/crm/tasks", body: map[string]any{"title": "x", "consumer": "0123456789abcdef01234567"},
-			status: 422, codes: []string{"validation.invalid"}, field: "consumer"},
-		{name: "a task without a title", method: "POST", path: "/crm/tasks", body: map[string]any{"priority": "low"},
-			status: 422, codes: []string{"validation.required"}, field: "title"},
-		{name: "a task with an empty title", method: "POST", path: "/crm/tasks", body: map[string]any{"title": ""},
-			status: 422, codes: []string{"validation.required"}, field: "title"},
-		{name: "a task with a title of blanks", method: "POST", path: "/crm/tasks", body: map[string]any{"title": " \t\n "},
-			status: 422, codes: []string{"validation.required"}, field: "title"},
-		{name: "a note's pinned that is not a boolean", given: aConsumer, method: "POST", path: "/crm/notes",
-			body: map[string]any{"body": "x", "targetType": "consumers", "targetId": "{id}", "pinned": "yes"}, status: 422, codes: []string{"validation.type"}, field: "pinned"},
-		{name: "a note's targetId that is not an id", method: "POST", path: "/crm/notes",
-			body: map[string]any{"body": "x", "targetType": "consumers", "targetId": "ada"}, status: 422, codes: []string{"validation.format"}, field: "targetId"},
+		{Name: "a task priority outside the enum", Method: "POST", Path: "/crm/tasks", Body: map[string]any{"title": "x", "priority": "urgent"},
+			Status: 422, Codes: []string{"validation.enum"}, Field: "priority"},
+		{Name: "a task type outside the enum", Method: "POST", Path: "/crm/tasks", Body: map[string]any{"title": "x", "type": "Epic"},
+			Status: 422, Codes: []string{"validation.enum"}, Field: "type"},
+		{Name: "a task status outside the enum", Method: "POST", Path: "/crm/tasks", Body: map[string]any{"title": "x", "_status": "closed"},
+			Status: 422, Codes: []string{"validation.enum"}, Field: "_status"},
+		{Name: "a due date that is not a date", Method: "POST", Path: "/crm/tasks", Body: map[string]any{"title": "x", "dueDate": "next Friday"},
+			Status: 422, Codes: []string{"validation.format"}, Field: "dueDate"},
+		{Name: "a due date as a number", Method: "POST", Path: "/crm/tasks", Body: map[string]any{"title": "x", "dueDate": 20261201},
+			Status: 422, Codes: []string{"validation.type"}, Field: "dueDate"},
+		{Name: "a consumer reference that is not an id", Method: "POST", Path: "/crm/tasks", Body: map[string]any{"title": "x", "consumer": "ada"},
+			Status: 422, Codes: []string{"validation.format"}, Field: "consumer"},
+		{Name: "a consumer reference to no consumer", Method: "POST", Path: "/crm/tasks", Body: map[string]any{"title": "x", "consumer": "0123456789abcdef01234567"},
+			Status: 422, Codes: []string{"validation.invalid"}, Field: "consumer"},
+		{Name: "a task without a title", Method: "POST", Path: "/crm/tasks", Body: map[string]any{"priority": "low"},
+			Status: 422, Codes: []string{"validation.required"}, Field: "title"},
+		{Name: "a task with an empty title", Method: "POST", Path: "/crm/tasks", Body: map[string]any{"title": ""},
+			Status: 422, Codes: []string{"validation.required"}, Field: "title"},
+		{Name: "a task with a title of blanks", Method: "POST", Path: "/crm/tasks", Body: map[string]any{"title": " \t\n "},
+			Status: 422, Codes: []string{"validation.required"}, Field: "title"},
+		{Name: "a note's pinned that is not a boolean", Given: aConsumer, Method: "POST", Path: "/crm/notes",
+			Body: map[string]any{"body": "x", "targetType": "consumers", "targetId": "{id}", "pinned": "yes"}, Status: 422, Codes: []string{"validation.type"}, Field: "pinned"},
+		{Name: "a note's targetId that is not an id", Method: "POST", Path: "/crm/notes",
+			Body: map[string]any{"body": "x", "targetType": "consumers", "targetId": "ada"}, Status: 422, Codes: []string{"validation.format"}, Field: "targetId"},
 
 		// updates
-		{name: "PATCH cannot remove a required field", given: aConsumer, method: "PATCH", path: "/crm/consumers/{id}", body: map[string]any{"email": nil},
-			status: 422, codes: []string{"validation.required"}, field: "email"},
-		{name: "PATCH cannot write _status", given: aConsumer, method: "PATCH", path: "/crm/consumers/{id}", body: map[string]any{"_status": "active"},
-			status: 422, codes: []string{"validation.read_only"}, field: "_status"},
-		{name: "PATCH rejects an unknown field", given: aTask, method: "PATCH", path: "/crm/tasks/{id}", body: map[string]any{"color": "red"},
-			status: 422, codes: []string{"validation.unknown_field"}, field: "color"},
-		{name: "PATCH checks formats", given: aConsumer, method: "PATCH", path: "/crm/consumers/{id}", body: map[string]any{"phone": "12"},
-			status: 422, codes: []string{"validation.format"}, field: "phone"},
-		{name: "PATCH with malformed JSON", given: aNote, method: "PATCH", path: "/crm/notes/{id}", body: `{"pinned":`, status: 400, codes: []string{"request.malformed"}},
-		{name: "PATCH with another content type", given: aNote, method: "PATCH", path: "/crm/notes/{id}", body: `pinned=true`,
-			header: []string{"Content-Type", "text/plain"}, status: 415, codes: []string{"request.media_type"}},
-		{name: "PATCH without a content type", given: aNote, method: "PATCH", path: "/crm/notes/{id}", body: `{"pinned":true}`,
-			header: []string{"Content-Type", ""}, status: 415, codes: []string{"request.media_type"}},
-		{name: "an action body without a content type", given: aTask, method: "POST", path: "/crm/tasks/{id}/actions/assign", body: `{"user":"{user}"}`,
-			header: []string{"Content-Type", ""}, status: 415, codes: []string{"request.media_type"}},
-		{name: "a body-less action needs no content type", given: aTask, method: "POST", path: "/crm/tasks/{id}/actions/reopen",
-			status: 409, codes: []string{"conflict.state"}},
-		{name: "a blank body without a content type is no body", given: aTask, method: "POST", path: "/crm/tasks/{id}/actions/reopen", body: " \n",
-			header: []string{"Content-Type", ""}, status: 409, codes: []string{"conflict.state"}},
-		{name: "PATCH cannot empty a required string", given: aTask, method: "PATCH", path: "/crm/tasks/{id}", body: map[string]any{"title": ""},
-			status: 422, codes: []string{"validation.required"}, field: "title"},
-		{name: "PUT cannot blank a required string", given: aTask, method: "PUT", path: "/crm/tasks/{id}", body: map[string]any{"title": "  "},
-			status: 422, codes: []string{"validation.required"}, field: "title"},
-		{name: "PUT without _id in the body", given: aConsumer, method: "PUT", path: "/crm/consumers", body: map[string]any{"email": "x@example.com"},
-			status: 422, codes: []string{"validation.required"}, field: "_id"},
-		{name: "PUT with a malformed _id in the body", given: aConsumer, method: "PUT", path: "/crm/consumers", body: map[string]any{"_id": "ada", "email": "x@example.com"},
-			status: 400, codes: []string{"request.id"}},
-		{name: "PUT with an _id of no record", method: "PUT", path: "/crm/consumers", body: map[string]any{"_id": "0123456789abcdef01234567", "email": "x@example.com"},
-			status: 404, codes: []string{"resource.not_found"}},
-		{name: "PUT /:id with another _id in the body", given: aConsumer, method: "PUT", path: "/crm/consumers/{id}",
-			body: map[string]any{"_id": "0123456789abcdef01234567", "email": "x@example.com"}, status: 422, codes: []string{"validation.invalid"}, field: "_id"},
-		{name: "PUT /:id without a required field", given: aTask, method: "PUT", path: "/crm/tasks/{id}", body: map[string]any{"priority": "low"},
-			status: 422, codes: []string{"validation.required"}, field: "title"},
+		{Name: "PATCH cannot remove a required field", Given: aConsumer, Method: "PATCH", Path: "/crm/consumers/{id}", Body: map[string]any{"email": nil},
+			Status: 422, Codes: []string{"validation.required"}, Field: "email"},
+		{Name: "PATCH cannot write _status", Given: aConsumer, Method: "PATCH", Path: "/crm/consumers/{id}", Body: map[string]any{"_status": "active"},
+			Status: 422, Codes: []string{"validation.read_only"}, Field: "_status"},
+		{Name: "PATCH rejects an unknown field", Given: aTask, Method: "PATCH", Path: "/crm/tasks/{id}", Body: map[string]any{"color": "red"},
+			Status: 422, Codes: []string{"validation.unknown_field"}, Field: "color"},
+		{Name: "PATCH checks formats", Given: aConsumer, Method: "PATCH", Path: "/crm/consumers/{id}", Body: map[string]any{"phone": "12"},
+			Status: 422, Codes: []string{"validation.format"}, Field: "phone"},
+		{Name: "PATCH with malformed JSON", Given: aNote, Method: "PATCH", Path: "/crm/notes/{id}", Body: `{"pinned":`, Status: 400, Codes: []string{"request.malformed"}},
+		{Name: "PATCH with another content type", Given: aNote, Method: "PATCH", Path: "/crm/notes/{id}", Body: `pinned=true`,
+			Header: []string{"Content-Type", "text/plain"}, Status: 415, Codes: []string{"request.media_type"}},
+		{Name: "PATCH without a content type", Given: aNote, Method: "PATCH", Path: "/crm/notes/{id}", Body: `{"pinned":true}`,
+			Header: []string{"Content-Type", ""}, Status: 415, Codes: []string{"request.media_type"}},
+		{Name: "an action body without a content type", Given: aTask, Method: "POST", Path: "/crm/tasks/{id}/actions/assign", Body: `{"user":"{user}"}`,
+			Header: []string{"Content-Type", ""}, Status: 415, Codes: []string{"request.media_type"}},
+		{Name: "a body-less action needs no content type", Given: aTask, Method: "POST", Path: "/crm/tasks/{id}/actions/reopen",
+			Status: 409, Codes: []string{"conflict.state"}},
+		{Name: "a blank body without a content type is no body", Given: aTask, Method: "POST", Path: "/crm/tasks/{id}/actions/reopen", Body: " \n",
+			Header: []string{"Content-Type", ""}, Status: 409, Codes: []string{"conflict.state"}},
+		{Name: "PATCH cannot empty a required string", Given: aTask, Method: "PATCH", Path: "/crm/tasks/{id}", Body: map[string]any{"title": ""},
+			Status: 422, Codes: []string{"validation.required"}, Field: "title"},
+		{Name: "PUT cannot blank a required string", Given: aTask, Method: "PUT", Path: "/crm/tasks/{id}", Body: map[string]any{"title": "  "},
+			Status: 422, Codes: []string{"validation.required"}, Field: "title"},
+		{Name: "PUT without _id in the body", Given: aConsumer, Method: "PUT", Path: "/crm/consumers", Body: map[string]any{"email": "x@example.com"},
+			Status: 422, Codes: []string{"validation.required"}, Field: "_id"},
+		{Name: "PUT with a malformed _id in the body", Given: aConsumer, Method: "PUT", Path: "/crm/consumers", Body: map[string]any{"_id": "ada", "email": "x@example.com"},
+			Status: 400, Codes: []string{"request.id"}},
+		{Name: "PUT with an _id of no record", Method: "PUT", Path: "/crm/consumers", Body: map[string]any{"_id": "0123456789abcdef01234567", "email": "x@example.com"},
+			Status: 404, Codes: []string{"resource.not_found"}},
+		{Name: "PUT /:id with another _id in the body", Given: aConsumer, Method: "PUT", Path: "/crm/consumers/{id}",
+			Body: map[string]any{"_id": "0123456789abcdef01234567", "email": "x@example.com"}, Status: 422, Codes: []string{"validation.invalid"}, Field: "_id"},
+		{Name: "PUT /:id without a required field", Given: aTask, Method: "PUT", Path: "/crm/tasks/{id}", Body: map[string]any{"priority": "low"},
+			Status: 422, Codes: []string{"validation.required"}, Field: "title"},
 
 		// ids in the path
-		{name: "GET with a malformed id", method: "GET", path: "/crm/consumers/ada", status: 400, codes: []string{"request.id"}, field: "id"},
-		{name: "GET with an id one character short", method: "GET", path: "/crm/tasks/0123456789abcdef0123456", status: 400, codes: []string{"request.id"}},
-		{name: "PATCH with a malformed id", method: "PATCH", path: "/crm/notes/xyz", body: map[string]any{"pinned": true}, status: 400, codes: []string{"request.id"}},
-		{name: "DELETE with a malformed id", method: "DELETE", path: "/crm/consumers/not-an-id", status: 400, codes: []string{"request.id"}},
-		{name: "an action with a malformed id", method: "POST", path: "/crm/tasks/nope/actions/reopen", status: 400, codes: []string{"request.id"}},
-		{name: "a sub-resource with a malformed id", method: "GET", path: "/crm/consumers/nope/notes", status: 400, codes: []string{"request.id"}},
-		{name: "GET of no record", method: "GET", path: "/crm/consumers/0123456789abcdef01234567", status: 404, codes: []string{"resource.not_found"}},
-		{name: "DELETE of no record", method: "DELETE", path: "/crm/notes/0123456789abcdef01234567", status: 404, codes: []string{"resource.not_found"}},
-		{name: "an unknown action", given: aTask, method: "POST", path: "/crm/tasks/{id}/actions/archive", status: 404, codes: []string{"resource.not_found"}},
-		{name: "an unknown route", method: "GET", path: "/crm/widgets", status: 404, codes: []string{"resource.not_found"}},
-		{name: "a method the route does not serve", method: "PATCH", path: "/crm/consumers", body: map[string]any{}, status: 405, codes: []string{"request.method"}},
+		{Name: "GET with a malformed id", Method: "GET", Path: "/crm/consumers/ada", Status: 400, Codes: []string{"request.id"}, Field: "id"},
+		{Name: "GET with an id one character short", Method: "GET", Path: "/crm/tasks/0123456789abcdef0123456", Status: 400, Codes: []string{"request.id"}},
+		{Name: "PATCH with a malformed id", Method: "PATCH", Path: "/crm/notes/xyz", Body: map[string]any{"pinned": true}, Status: 400, Codes: []string{"request.id"}},
+		{Name: "DELETE with a malformed id", Method: "DELETE", Path: "/crm/consumers/not-an-id", Status: 400, Codes: []string{"request.id"}},
+		{Name: "an action with a malformed id", Method: "POST", Path: "/crm/tasks/nope/actions/reopen", Status: 400, Codes: []string{"request.id"}},
+		{Name: "a sub-resource with a malformed id", Method: "GET", Path: "/crm/consumers/nope/notes", Status: 400, Codes: []string{"request.id"}},
+		{Name: "GET of no record", Method: "GET", Path: "/crm/consumers/0123456789abcdef01234567", Status: 404, Codes: []string{"resource.not_found"}},
+		{Name: "DELETE of no record", Method: "DELETE", Path: "/crm/notes/0123456789abcdef01234567", Status: 404, Codes: []string{"resource.not_found"}},
+		{Name: "an unknown action", Given: aTask, Method: "POST", Path: "/crm/tasks/{id}/actions/archive", Status: 404, Codes: []string{"resource.not_found"}},
+		{Name: "an unknown route", Method: "GET", Path: "/crm/widgets", Status: 404, Codes: []string{"resource.not_found"}},
+		{Name: "a method the route does not serve", Method: "PATCH", Path: "/crm/consumers", Body: map[string]any{}, Status: 405, Codes: []string{"request.method"}},
 	})
 }
 
@@ -146,19 +147,19 @@ func TestRequestValidation(t *testing.T) {
 // code or the driver behind it.
 func TestErrorsDoNotLeakInternals(t *testing.T) {
 	f := newFixture(t)
-	run(t, f, []scenario{
-		{name: "malformed JSON names the position only", method: "POST", path: "/crm/consumers", body: `{"email": }`, status: 400,
-			codes: []string{"request.malformed"}, then: func(f *fixture, v ids, r *testenv.Resp) {
-				assert.NotContains(f.t, string(r.Body), "encoding/json")
-				assert.NotContains(f.t, string(r.Body), ".go:")
+	apitest.Run(t, f, []scenario{
+		{Name: "malformed JSON names the position only", Method: "POST", Path: "/crm/consumers", Body: `{"email": }`, Status: 400,
+			Codes: []string{"request.malformed"}, Then: func(f *fixture, v ids, r *testenv.Resp) {
+				assert.NotContains(f.T, string(r.Body), "encoding/json")
+				assert.NotContains(f.T, string(r.Body), ".go:")
 			}},
-		{name: "a duplicate names the field, not the index", given: func(f *fixture) ids {
+		{Name: "a duplicate names the field, not the index", Given: func(f *fixture) ids {
 			f.create("consumers", map[string]any{"email": "dup@example.com"})
 			return ids{}
-		}, method: "POST", path: "/crm/consumers", body: map[string]any{"email": "dup@example.com"}, status: 409,
-			codes: []string{"conflict.duplicate"}, field: "email", then: func(f *fixture, v ids, r *testenv.Resp) {
-				assert.NotContains(f.t, string(r.Body), "E11000")
-				assert.NotContains(f.t, string(r.Body), "uniq_email")
+		}, Method: "POST", Path: "/crm/consumers", Body: map[string]any{"email": "dup@example.com"}, Status: 409,
+			Codes: []string{"conflict.duplicate"}, Field: "email", Then: func(f *fixture, v ids, r *testenv.Resp) {
+				assert.NotContains(f.T, string(r.Body), "E11000")
+				assert.NotContains(f.T, string(r.Body), "uniq_email")
 			}},
 	})
 }

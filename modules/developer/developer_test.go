@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/oauth2/clientcredentials"
 
+	"platform/test/apitest"
 	"platform/test/testenv"
 )
 
@@ -64,20 +65,19 @@ func TestApps(t *testing.T) {
 }
 
 func TestAppValidation(t *testing.T) {
-	t.Parallel()
-	p := testenv.NewPlatform(t, testenv.Options{})
-	tok := p.Token("developer.apps.*")
-	for _, bad := range []map[string]any{
-		{"name": "x", "redirect_uris": []string{"http://evil.example.com/cb"}, "scopes": []string{"crm.*"}},
-		{"name": "x", "redirect_uris": []string{"https://a.example.com/cb#frag"}, "scopes": []string{"crm.*"}},
-		{"name": "x", "redirect_uris": []string{"https://*.example.com/cb"}, "scopes": []string{"crm.*"}},
-		{"name": "x", "redirect_uris": []string{}, "scopes": []string{"crm.*"}},
-		{"name": "x", "redirect_uris": []string{"https://a.example.com/cb"}, "scopes": []string{"nosuch.things.view"}},
-		{"name": "x", "redirect_uris": []string{"https://a.example.com/cb"}, "scopes": []string{"crm consumers"}},
-	} {
-		r := p.Do("POST", "/developer/apps", tok, bad)
-		require.Equal(t, 422, r.Status, "%v: %s", bad, r.Body)
+	f := newFixture(t)
+	p, tok := f.P, f.P.Token("developer.apps.*")
+	refused := func(name string, body map[string]any) scenario {
+		return scenario{Name: name, Method: "POST", Path: "/developer/apps", Body: body, Status: 422}
 	}
+	apitest.Run(t, f, []scenario{
+		refused("plain http", map[string]any{"name": "x", "redirect_uris": []string{"http://evil.example.com/cb"}, "scopes": []string{"crm.*"}}),
+		refused("a fragment", map[string]any{"name": "x", "redirect_uris": []string{"https://a.example.com/cb#frag"}, "scopes": []string{"crm.*"}}),
+		refused("a wildcard host", map[string]any{"name": "x", "redirect_uris": []string{"https://*.example.com/cb"}, "scopes": []string{"crm.*"}}),
+		refused("no redirect URI", map[string]any{"name": "x", "redirect_uris": []string{}, "scopes": []string{"crm.*"}}),
+		refused("an unknown scope", map[string]any{"name": "x", "redirect_uris": []string{"https://a.example.com/cb"}, "scopes": []string{"nosuch.things.view"}}),
+		refused("a scope with a space", map[string]any{"name": "x", "redirect_uris": []string{"https://a.example.com/cb"}, "scopes": []string{"crm consumers"}}),
+	})
 	pub := p.Do("POST", "/developer/apps", tok, map[string]any{"name": "SPA", "public": true,
 		"redirect_uris": []string{"http://127.0.0.1:3000/cb", "com.example.app:/cb"}, "scopes": []string{"crm.*", "profile"}})
 	require.Equal(t, 201, pub.Status, string(pub.Body))
