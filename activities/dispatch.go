@@ -33,7 +33,7 @@ func (a *Activities) EventTargets(ctx context.Context, in EventTargetsInput) (Ev
 	}
 	var out EventTargetsOutput
 	for _, h := range hooks {
-		if webhook.Matches(store.Strings(h["events"]), in.Event) {
+		if events.Matches(store.Strings(h["events"]), in.Event) {
 			out.Webhooks = append(out.Webhooks, h["_id"].(string))
 		}
 	}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"platform/kernel/events"
 	"platform/kernel/query"
 	"platform/kernel/store"
 	"platform/modules/automation/runs"
-	"platform/modules/automation/webhook"
 )
 
 // LaunchEventRunsInput names a stored event of the customer in ctx.
@@ -105,7 +105,7 @@ func (a *Activities) selects(ctx context.Context, t store.Doc, name string, load
 // event and filter of an inline trigger or of a trigger record).
 func eventSelected(t store.Doc, name string, load func() (*storedEvent, error)) (bool, error) {
 	pattern, _ := t["event"].(string)
-	if pattern == "" || !webhook.Matches([]string{pattern}, name) {
+	if pattern == "" || !events.Matches([]string{pattern}, name) {
 		return false, nil
 	}
 	f, _ := t["filter"].(store.Doc)

@@ -4,6 +4,7 @@
 package api
 
 import (
+	"platform/kernel/ratelimit"
 	"platform/kernel/resource"
 
 	"context"
@@ -33,11 +34,7 @@ type TokenVerifier interface {
 }
 
 // LimitInfo is one rate-limit decision.
-type LimitInfo struct {
-	Limit, Remaining int
-	Reset            time.Time
-	Allowed          bool
-}
+type LimitInfo = ratelimit.Decision
 
 // Limiter counts requests per customer across every replica.
 type Limiter interface {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+
 	"platform/kernel/resource"
 
 	"go.temporal.io/sdk/client"
@@ -25,6 +26,7 @@ import (
 	"platform/kernel/store"
 	"platform/kernel/temporalx"
 	"platform/modules/audit"
+	"platform/modules/audit/trail"
 	"platform/modules/automation"
 	"platform/modules/automation/dispatch"
 	"platform/modules/config"
@@ -55,7 +57,7 @@ type App struct {
 	// Bugs files runtime errors as Bug tasks (HTTP, workflows, activities).
 	Bugs  *crm.BugRecorder
 	API   *api.Server
-	Audit audit.Writer
+	Audit trail.Writer
 	OAuth *oauth.Service
 	// Revocations is the Verifier's revocation list (OAuth access tokens).
 	Revocations *oauth.RevocationList
@@ -95,7 +97,7 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 	a.Verifier = &auth.Verifier{Keys: a.Keys, Issuer: cfg.AuthURL, Audience: cfg.GatewayURL, Revoked: a.Revocations}
 	a.Identity = &identity.Service{Store: st}
 	a.Events = &events.Recorder{Store: st}
-	a.Audit = &audit.StoreWriter{Store: st, Log: log}
+	a.Audit = &trail.StoreWriter{Store: st, Log: log}
 	if err := a.ensureIndexes(ctx); err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 var DataModules = []string{"crm", "marketing"}
 
 var (
+	_ api.Limiter             = (*ratelimit.Limiter)(nil)
 	_ activities.Records      = (*resource.Records)(nil)
 	_ activities.Sandbox      = (*sandbox.Lazy)(nil)
 	_ automation.CodeRunner   = (*sandbox.Lazy)(nil)

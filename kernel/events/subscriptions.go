@@ -9,7 +9,6 @@ import (
 	"platform/kernel/query"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
-	"platform/modules/automation/webhook"
 )
 
 // Subscriptions is the global collection that keeps, per customer, every
@@ -58,7 +57,7 @@ func Subscribed(ctx context.Context, st store.Store, customer, name string) (boo
 			patterns = append(patterns, s)
 		}
 	}
-	return webhook.Matches(patterns, name), nil
+	return Matches(patterns, name), nil
 }
 
 // MarkDispatched sets an event's dispatched flag (of the customer in ctx),

@@ -11,11 +11,15 @@ import (
 	"sync"
 	"time"
 
-	"platform/api"
 	"platform/kernel/store"
 )
 
-var _ api.Limiter = (*Limiter)(nil)
+// Decision is the answer for one request.
+type Decision struct {
+	Limit, Remaining int
+	Reset            time.Time
+	Allowed          bool
+}
 
 // Collection holds one counter document per key and window.
 const Collection = "ratelimits"
@@ -53,7 +57,7 @@ func New(st store.Store, limit int, window time.Duration) *Limiter {
 }
 
 // Take counts one request for key.
-func (l *Limiter) Take(ctx context.Context, key string) (api.LimitInfo, error) {
+func (l *Limiter) Take(ctx context.Context, key string) (Decision, error) {
 	now := l.now()
 	win := now.UnixNano() / int64(l.window)
 	reset := time.Unix(0, (win+1)*int64(l.window))
@@ -65,10 +69,10 @@ func (l *Limiter) Take(ctx context.Context, key string) (api.LimitInfo, error) {
 	}
 	if ls.left == 0 && !ls.exhausted {
 		if err := l.renew(ctx, key, ls); err != nil {
-			return api.LimitInfo{}, err
+			return Decision{}, err
 		}
 	}
-	info := api.LimitInfo{Limit: l.limit, Reset: reset}
+	info := Decision{Limit: l.limit, Reset: reset}
 	if ls.left == 0 {
 		return info, nil
 	}

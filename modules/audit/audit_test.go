@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"platform/modules/audit"
+	"platform/modules/audit/trail"
 	"platform/test/testenv"
 )
 
@@ -16,9 +16,9 @@ func TestTrailIsReadOnlyAndPerCustomer(t *testing.T) {
 	t.Parallel()
 	p := testenv.NewPlatform(t, testenv.Options{})
 	p.CheckOpenAPI("audit")
-	w := &audit.StoreWriter{Store: p.Store, Log: testenv.Logger(t)}
-	require.NoError(t, w.Write(p.Ctx(), audit.Record{Action: "test.one", Actor: p.Admin.ID, ActorType: "user", Target: "x", Outcome: audit.Success, ClientAddress: "192.0.2.1"}))
-	require.NoError(t, w.Write(p.Ctx(), audit.Record{Action: "test.two", Outcome: audit.Failure}))
+	w := &trail.StoreWriter{Store: p.Store, Log: testenv.Logger(t)}
+	require.NoError(t, w.Write(p.Ctx(), trail.Record{Action: "test.one", Actor: p.Admin.ID, ActorType: "user", Target: "x", Outcome: trail.Success, ClientAddress: "192.0.2.1"}))
+	require.NoError(t, w.Write(p.Ctx(), trail.Record{Action: "test.two", Outcome: trail.Failure}))
 	tok := p.Token("audit.auditrecords.view")
 
 	r := p.Do("GET", "/audit/auditrecords?action=test.one", tok, nil)

@@ -15,7 +15,6 @@ import (
 	"platform/kernel/store"
 	"platform/modules/automation/pipeline"
 	"platform/modules/automation/runs"
-	"platform/modules/automation/webhook"
 	"platform/sandbox"
 )
 
@@ -162,7 +161,7 @@ type pipelineEnv struct {
 var _ pipeline.Env = (*pipelineEnv)(nil)
 
 func (e *pipelineEnv) EventPattern(p string) string {
-	return webhook.CheckPattern(p, e.svc.Registry.EventNames())
+	return events.CheckPattern(p, e.svc.Registry.EventNames())
 }
 
 func (e *pipelineEnv) exists(ctx context.Context, coll, id, what string) (store.Doc, string, error) {

@@ -18,7 +18,6 @@ import (
 	"platform/kernel/tenant"
 	"platform/modules/automation/pipeline"
 	"platform/modules/automation/runs"
-	"platform/modules/automation/webhook"
 )
 
 // Trigger types.
@@ -128,7 +127,7 @@ func checkTrigger(w *resource.Write) []api.ErrorEntry {
 		ev, _ := w.New["event"].(string)
 		if ev == "" {
 			errs = append(errs, resource.FieldError(resource.CodeRequired, "event", "event triggers need event: an event name such as consumers.created, or a wildcard"))
-		} else if why := webhook.CheckPattern(ev, w.Service.Registry.EventNames()); why != "" {
+		} else if why := events.CheckPattern(ev, w.Service.Registry.EventNames()); why != "" {
 			errs = append(errs, resource.FieldError(resource.CodeInvalid, "event", "%q %s", ev, why))
 		}
 		if f, ok := w.New["filter"].(map[string]any); ok {

@@ -100,7 +100,7 @@ func checkEvents(v any, known []string) []api.ErrorEntry {
 	var errs []api.ErrorEntry
 	for i, e := range list {
 		s, _ := e.(string)
-		if why := webhook.CheckPattern(s, known); why != "" {
+		if why := events.CheckPattern(s, known); why != "" {
 			errs = append(errs, resource.FieldError(resource.CodeInvalid, fmt.Sprintf("events[%d]", i), "%q %s", s, why))
 		}
 	}

@@ -7,7 +7,7 @@ package config
 import (
 	"platform/api"
 	"platform/kernel/resource"
-	"platform/modules/audit"
+	"platform/modules/audit/trail"
 	"platform/modules/config/credentials"
 )
 
@@ -22,7 +22,7 @@ type Deps struct {
 	Vault *credentials.Vault
 	// Audit receives one record per decrypt; nil refuses decrypt (503), as
 	// decrypt is only allowed audited.
-	Audit audit.Writer
+	Audit trail.Writer
 }
 
 // Module returns the config module's declaration.

@@ -4,15 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"platform/kernel/resource"
 	"reflect"
 	"regexp"
+
+	"platform/kernel/resource"
 
 	"platform/api"
 	"platform/kernel/auth"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
-	"platform/modules/audit"
+	"platform/modules/audit/trail"
 	"platform/modules/config/credentials"
 )
 
@@ -136,7 +137,7 @@ func (h *handlers) decrypt(ctx context.Context, call *resource.ActionCall) (*res
 	plain, openErr := h.d.Vault.Open(cust, id, sealed)
 
 	p := auth.From(ctx)
-	r := audit.Record{Action: AuditDecrypt, Target: id, Outcome: audit.Success,
+	r := trail.Record{Action: AuditDecrypt, Target: id, Outcome: trail.Success,
 		Details: map[string]any{"name": rec["name"], "type": rec["type"]}}
 	if p != nil {
 		r.Actor, r.ActorType = p.User, "user"
@@ -148,9 +149,9 @@ func (h *handlers) decrypt(ctx context.Context, call *resource.ActionCall) (*res
 		}
 	}
 	if openErr != nil {
-		r.Outcome = audit.Failure
+		r.Outcome = trail.Failure
 		r.Details["reason"] = "the stored value does not open"
-		audit.Logged(ctx, h.d.Audit, call.Service.Log, r)
+		trail.Logged(ctx, h.d.Audit, call.Service.Log, r)
 		return nil, resource.Internal(credentials.Field,
 			"the stored credentials cannot be decrypted: they were altered or sealed under another master key").WithCause(openErr)
 	}

@@ -16,7 +16,7 @@ import (
 	"platform/kernel/settings"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
-	"platform/modules/audit"
+	"platform/modules/audit/trail"
 	"platform/modules/config/credentials"
 	"platform/test/apitest"
 	"platform/test/testenv"
@@ -244,14 +244,14 @@ func TestDecrypt(t *testing.T) {
 	r = p.Do("POST", "/config/credentials/"+id+"/actions/decrypt", p.Token("config.credentials.decrypt"), nil)
 	require.Equal(t, 200, r.Status, string(r.Body))
 
-	recs, err := p.Store.Collection(audit.Collection).Find(p.Ctx(), store.FindOptions{Filter: query.Eq("action", "config.credentials.decrypt")})
+	recs, err := p.Store.Collection(trail.Collection).Find(p.Ctx(), store.FindOptions{Filter: query.Eq("action", "config.credentials.decrypt")})
 	require.NoError(t, err)
 	require.Len(t, recs, 3, "one audit record per successful decrypt; refusals decrypt nothing")
 	for _, rec := range recs {
 		require.Equal(t, id, rec["target"])
 		require.Equal(t, p.Admin.ID, rec["actor"])
 		require.Equal(t, "user", rec["actorType"])
-		require.Equal(t, audit.Success, rec["outcome"])
+		require.Equal(t, trail.Success, rec["outcome"])
 		require.Equal(t, "smtp", rec["details"].(map[string]any)["name"])
 		require.NotEmpty(t, rec["debugId"])
 		require.NotContains(t, rawJSON(t, rec), password, "the audit trail names the credential, not its values")
@@ -295,7 +295,7 @@ func TestDecryptRefusesTamperedValues(t *testing.T) {
 		require.Contains(t, string(r.Body), "cannot be decrypted")
 		require.NotContains(t, string(r.Body), password)
 	}
-	recs, err := p.Store.Collection(audit.Collection).Find(p.Ctx(), store.FindOptions{Filter: query.Eq("outcome", audit.Failure)})
+	recs, err := p.Store.Collection(trail.Collection).Find(p.Ctx(), store.FindOptions{Filter: query.Eq("outcome", trail.Failure)})
 	require.NoError(t, err)
 	require.Len(t, recs, 2)
 	_, err = p.Vault.Secrets(p.Ctx(), p.Store)

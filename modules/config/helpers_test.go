@@ -3,7 +3,7 @@ package config_test
 import (
 	"testing"
 
-	"platform/modules/audit"
+	"platform/modules/audit/trail"
 	"platform/modules/config/credentials"
 	"platform/test/apitest"
 )
@@ -16,7 +16,7 @@ type fixture struct{ *apitest.Env }
 // configAPI: a config call may change the credentials and the audit trail.
 var configAPI = apitest.Options{
 	Modules: []string{"config"}, Rights: []string{"config.credentials.*"},
-	Collections: []string{credentials.Collection, audit.Collection},
+	Collections: []string{credentials.Collection, trail.Collection},
 }
 
 type scenario = apitest.Scenario[*fixture]

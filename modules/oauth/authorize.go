@@ -12,7 +12,7 @@ import (
 	"github.com/ory/fosite"
 
 	"platform/kernel/tenant"
-	"platform/modules/audit"
+	"platform/modules/audit/trail"
 	"platform/modules/identity"
 )
 
@@ -145,8 +145,8 @@ func (s *Service) unavailable(c *gin.Context, err error) {
 func (s *Service) login(c *gin.Context, ar fosite.AuthorizeRequester, app *identity.App, b *browserSession) {
 	ctx := c.Request.Context()
 	email, addr := clip(c.PostForm("email"), 320), clientAddress(c.Request)
-	rec := audit.Record{Customer: app.Customer, Action: "oauth.signin", Target: email, ClientAddress: addr,
-		ActorType: "anonymous", Outcome: audit.Failure, Details: map[string]any{"client_id": app.ClientID}}
+	rec := trail.Record{Customer: app.Customer, Action: "oauth.signin", Target: email, ClientAddress: addr,
+		ActorType: "anonymous", Outcome: trail.Failure, Details: map[string]any{"client_id": app.ClientID}}
 	claims, wait, err := s.throttle.admit(ctx, s.throttle.keys(app.Customer, email, addr))
 	if err != nil {
 		s.unavailable(c, err)
@@ -180,7 +180,7 @@ func (s *Service) login(c *gin.Context, ar fosite.AuthorizeRequester, app *ident
 		s.unavailable(c, err)
 		return
 	}
-	rec.Actor, rec.ActorType, rec.Outcome = u.ID, "user", audit.Success
+	rec.Actor, rec.ActorType, rec.Outcome = u.ID, "user", trail.Success
 	s.audit(ctx, rec)
 	c.Redirect(http.StatusSeeOther, c.Request.URL.RequestURI())
 }

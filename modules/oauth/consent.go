@@ -11,7 +11,7 @@ import (
 
 	"platform/kernel/auth"
 	"platform/kernel/tenant"
-	"platform/modules/audit"
+	"platform/modules/audit/trail"
 	"platform/modules/identity"
 	"platform/modules/oauth/scopes"
 )
@@ -95,8 +95,8 @@ func (s *Service) approve(c *gin.Context, ar fosite.AuthorizeRequester, app *ide
 		s.provider.WriteAuthorizeError(ctx, c.Writer, ar, err)
 		return
 	}
-	s.audit(ctx, audit.Record{Customer: app.Customer, Action: "oauth.consent", Actor: b.User, ActorType: "user",
-		Target: app.ClientID, Outcome: audit.Success, ClientAddress: clientAddress(c.Request),
+	s.audit(ctx, trail.Record{Customer: app.Customer, Action: "oauth.consent", Actor: b.User, ActorType: "user",
+		Target: app.ClientID, Outcome: trail.Success, ClientAddress: clientAddress(c.Request),
 		Details: map[string]any{"scope": strings.Join(g.scopes, " ")}})
 	s.provider.WriteAuthorizeResponse(ctx, c.Writer, ar, resp)
 }
@@ -104,8 +104,8 @@ func (s *Service) approve(c *gin.Context, ar fosite.AuthorizeRequester, app *ide
 // deny answers the app with error=access_denied (and its state).
 func (s *Service) deny(c *gin.Context, ar fosite.AuthorizeRequester, app *identity.App, b *browserSession) {
 	ctx := c.Request.Context()
-	s.audit(ctx, audit.Record{Customer: app.Customer, Action: "oauth.consent", Actor: b.User, ActorType: "user",
-		Target: app.ClientID, Outcome: audit.Failure, ClientAddress: clientAddress(c.Request),
+	s.audit(ctx, trail.Record{Customer: app.Customer, Action: "oauth.consent", Actor: b.User, ActorType: "user",
+		Target: app.ClientID, Outcome: trail.Failure, ClientAddress: clientAddress(c.Request),
 		Details: map[string]any{"reason": "denied by the user"}})
 	s.provider.WriteAuthorizeError(ctx, c.Writer, ar, fosite.ErrAccessDenied.WithHint("The user denied the request."))
 }

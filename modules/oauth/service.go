@@ -25,7 +25,7 @@ import (
 	"platform/kernel/auth"
 	"platform/kernel/settings"
 	"platform/kernel/store"
-	"platform/modules/audit"
+	"platform/modules/audit/trail"
 	"platform/modules/identity"
 	"platform/modules/oauth/scopes"
 )
@@ -72,7 +72,7 @@ type Deps struct {
 	Verifier *auth.Verifier
 	Keys     *auth.KeyRing
 	Registry *resource.Registry // read after every module is mounted
-	Audit    audit.Writer
+	Audit    trail.Writer
 	Revoked  *RevocationList
 	Log      *slog.Logger
 }
@@ -151,8 +151,8 @@ func (s *Service) refreshSignature(ctx context.Context, token string) string {
 	return s.strategy.RefreshTokenSignature(ctx, token)
 }
 
-func (s *Service) audit(ctx context.Context, r audit.Record) {
+func (s *Service) audit(ctx context.Context, r trail.Record) {
 	if s.d.Audit != nil {
-		audit.Logged(ctx, s.d.Audit, s.d.Log, r)
+		trail.Logged(ctx, s.d.Audit, s.d.Log, r)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/ory/fosite"
 
-	"platform/modules/audit"
+	"platform/modules/audit/trail"
 	"platform/modules/oauth/scopes"
 )
 
@@ -125,8 +125,8 @@ func (s *Service) tokenFailed(ctx context.Context, c *gin.Context, ar fosite.Acc
 		err = fosite.ErrInvalidGrant.WithHint("The refresh token was already used.")
 	}
 	if n.reuse == "code" {
-		s.audit(ctx, audit.Record{Customer: n.customer, Action: "oauth.code_reuse", Actor: n.clientID, ActorType: "app",
-			Target: n.family, Outcome: audit.Failure, ClientAddress: clientAddress(c.Request),
+		s.audit(ctx, trail.Record{Customer: n.customer, Action: "oauth.code_reuse", Actor: n.clientID, ActorType: "app",
+			Target: n.family, Outcome: trail.Failure, ClientAddress: clientAddress(c.Request),
 			Details: map[string]any{"effect": "every token issued from the code was revoked"}})
 	}
 	if ar != nil && ar.GetGrantTypes().ExactOne("refresh_token") && errors.Is(err, fosite.ErrInvalidGrant) && isReuse(err) {
@@ -140,7 +140,7 @@ func isReuse(err error) bool {
 }
 
 func (s *Service) auditRefreshReuse(ctx context.Context, c *gin.Context, ar fosite.AccessRequester) {
-	rec := audit.Record{Action: "oauth.refresh_reuse", ActorType: "app", Outcome: audit.Failure, ClientAddress: clientAddress(c.Request),
+	rec := trail.Record{Action: "oauth.refresh_reuse", ActorType: "app", Outcome: trail.Failure, ClientAddress: clientAddress(c.Request),
 		Details: map[string]any{"effect": "every token of the family was revoked"}}
 	sig := s.refreshSignature(ctx, ar.GetRequestForm().Get("refresh_token"))
 	if prior, err := s.storage.GetRefreshTokenSession(ctx, sig, nil); prior != nil {
@@ -160,8 +160,8 @@ func (s *Service) auditToken(ctx context.Context, c *gin.Context, ar fosite.Acce
 	if sess == nil {
 		return
 	}
-	rec := audit.Record{Customer: sess.Customer, Action: "oauth.token", Actor: sess.User, ActorType: "user",
-		Target: ar.GetClient().GetID(), Outcome: audit.Success, ClientAddress: clientAddress(c.Request),
+	rec := trail.Record{Customer: sess.Customer, Action: "oauth.token", Actor: sess.User, ActorType: "user",
+		Target: ar.GetClient().GetID(), Outcome: trail.Success, ClientAddress: clientAddress(c.Request),
 		Details: map[string]any{"grant_type": strings.Join(ar.GetGrantTypes(), " "), "scope": strings.Join(ar.GetGrantedScopes(), " "), "family": ar.GetID()}}
 	if sess.User == "" {
 		rec.Actor, rec.ActorType = ar.GetClient().GetID(), "app"
@@ -179,11 +179,11 @@ func (s *Service) revoke(c *gin.Context) {
 		clientID = id
 	}
 	if app, aerr := s.d.Identity.AppByClientID(ctx, clientID); aerr == nil {
-		rec := audit.Record{Customer: app.Customer, Action: "oauth.revoke", Actor: clientID, ActorType: "app",
-			Target: strings.Join(n.revoked, " "), Outcome: audit.Success, ClientAddress: clientAddress(c.Request),
+		rec := trail.Record{Customer: app.Customer, Action: "oauth.revoke", Actor: clientID, ActorType: "app",
+			Target: strings.Join(n.revoked, " "), Outcome: trail.Success, ClientAddress: clientAddress(c.Request),
 			Details: map[string]any{"token_type_hint": c.Request.PostForm.Get("token_type_hint")}}
 		if err != nil {
-			rec.Outcome, rec.Details["error"] = audit.Failure, fosite.ErrorToRFC6749Error(err).ErrorField
+			rec.Outcome, rec.Details["error"] = trail.Failure, fosite.ErrorToRFC6749Error(err).ErrorField
 		}
 		s.audit(ctx, rec)
 	}

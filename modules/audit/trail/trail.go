@@ -1,9 +1,9 @@
-// Package audit is the audit trail: append-only records of security-relevant
+// Package trail writes the audit trail: append-only records of security-relevant
 // actions (sign-in, consent, token issue, refresh-token reuse, revocation).
 // Services write through the small Writer interface; admins of a customer
 // read them at {audit_url}/auditrecords, a read-only declared resource, so
 // nothing can change or delete a record through the API.
-package audit
+package trail
 
 import (
 	"context"
