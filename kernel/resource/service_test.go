@@ -175,13 +175,23 @@ func TestRegistryRefusesClashes(t *testing.T) {
 	reg := resource.NewRegistry()
 	reg.Add("crm", &resource.Resource{Plural: "things", Title: "thing"})
 	for name, add := range map[string]func(){
-		"plural twice":      func() { reg.Add("hub", &resource.Resource{Plural: "things", Title: "thing"}) },
-		"another module":    func() { reg.Add("crm", &resource.Resource{Module: "hub", Plural: "others"}) },
-		"field twice":       func() { reg.Add("crm", &resource.Resource{Plural: "f", Fields: []resource.Field{{Name: "a"}, {Name: "a"}}}) },
-		"action twice":      func() { reg.Add("crm", &resource.Resource{Plural: "a", Actions: []resource.Action{{Name: "x"}, {Name: "x"}}}) },
-		"key not unique":    func() { reg.Add("crm", &resource.Resource{Plural: "k", Key: "slug", Fields: []resource.Field{{Name: "slug", Type: resource.TString}}}) },
-		"relation unnamed":  func() { reg.Add("crm", &resource.Resource{Plural: "r", Relations: []resource.Relation{{Rel: "x", Target: "nope"}}}) },
-		"relation repeated": func() { reg.Add("crm", &resource.Resource{Plural: "q", Relations: []resource.Relation{{Rel: "x", Target: "a/b"}, {Rel: "x", Target: "a/c"}}}) },
+		"plural twice":   func() { reg.Add("hub", &resource.Resource{Plural: "things", Title: "thing"}) },
+		"another module": func() { reg.Add("crm", &resource.Resource{Module: "hub", Plural: "others"}) },
+		"field twice": func() {
+			reg.Add("crm", &resource.Resource{Plural: "f", Fields: []resource.Field{{Name: "a"}, {Name: "a"}}})
+		},
+		"action twice": func() {
+			reg.Add("crm", &resource.Resource{Plural: "a", Actions: []resource.Action{{Name: "x"}, {Name: "x"}}})
+		},
+		"key not unique": func() {
+			reg.Add("crm", &resource.Resource{Plural: "k", Key: "slug", Fields: []resource.Field{{Name: "slug", Type: resource.TString}}})
+		},
+		"relation unnamed": func() {
+			reg.Add("crm", &resource.Resource{Plural: "r", Relations: []resource.Relation{{Rel: "x", Target: "nope"}}})
+		},
+		"relation repeated": func() {
+			reg.Add("crm", &resource.Resource{Plural: "q", Relations: []resource.Relation{{Rel: "x", Target: "a/b"}, {Rel: "x", Target: "a/c"}}})
+		},
 	} {
 		assert.Panics(t, add, name)
 	}
