@@ -20,6 +20,9 @@ type crud struct {
 func (h *crud) svc() *resource.Service { return h.s.svc }
 
 func (h *crud) list(req *Request) (*Response, error) {
+	if err := exportAllowed(req, h.r); err != nil {
+		return nil, err
+	}
 	lq, err := parseList(h.r, req.Query)
 	if err != nil {
 		return nil, err
@@ -159,6 +162,9 @@ func (h *crud) sub(rel *resource.Relation) HandlerFunc {
 		if right := target.Right("view"); !req.Principal.Allows(right) {
 			return nil, Forbidden(right)
 		}
+		if err := exportAllowed(req, target); err != nil {
+			return nil, err
+		}
 		lq, err := parseList(target, req.Query)
 		if err != nil {
 			return nil, err
@@ -169,6 +175,20 @@ func (h *crud) sub(rel *resource.Relation) HandlerFunc {
 	}
 }
 
+// exportAllowed refuses a CSV or YAML list of a resource that declares an
+// export right the caller lacks (the rule of DESIGN's formats for
+// resources such as mail logs and coupons: a bulk copy is an export).
+func exportAllowed(req *Request, r *resource.Resource) error {
+	if !r.Export || req.format == formatJSON {
+		return nil
+	}
+	if right := r.Right("export"); !req.Principal.Allows(right) {
+		return NewError(http.StatusForbidden, resource.CodeScope, "format",
+			"a %s list of %s is an export and needs the right %q; JSON lists need only %q", req.format, r.Plural, right, r.Right("view"))
+	}
+	return nil
+}
+
 // recordResponse adds the self link, relations and permitted actions.
 func (h *crud) recordResponse(req *Request, doc store.Doc, status int) *Response {
 	id, _ := doc["_id"].(string)
@@ -177,14 +197,17 @@ func (h *crud) recordResponse(req *Request, doc store.Doc, status int) *Response
 	resp.Links = []Link{{Rel: "self", Href: h.s.cfg.ModuleBaseURL(h.s.hostLabel(h.r)) + "/" + h.r.Plural + "/" + id,
 		Method: "GET", Title: h.r.Title, Types: Types}}
 	for i := range h.r.Relations {
-		resp.Relations = append(resp.Relations, h.relationLink(&h.r.Relations[i], doc, gw))
+		if rel := &h.r.Relations[i]; rel.Field == "" || doc[rel.Field] != nil {
+			resp.Relations = append(resp.Relations, h.relationLink(rel, doc, gw))
+		}
 	}
 	resp.Actions = h.actionLinks(req.Principal, gw)
 	return resp
 }
 
 // relationLink points at the sub-resource list (Key), at the one related
-// record (Field), or at the related collection.
+// record (Field; a record without one lists no such relation), or at the
+// related collection.
 func (h *crud) relationLink(rel *resource.Relation, doc store.Doc, gw string) RelationLink {
 	href := h.s.cfg.GatewayURL + "/" + rel.Target
 	switch {

@@ -31,6 +31,9 @@ type Request struct {
 	header    http.Header
 	maxBody   int64
 	tail      string
+	// format is the answer's format (formatJSON, formatYAML, formatCSV);
+	// a format that cannot be served is answered when rendering.
+	format string
 }
 
 // Response is a successful answer before rendering.
@@ -139,6 +142,7 @@ func newRequest(c *gin.Context, maxBody int64) *Request {
 		header:    c.Request.Header,
 		maxBody:   maxBody,
 		tail:      moduleTail(c.Request.URL.Path),
+		format:    formatOf(c.Request),
 	}
 }
 
@@ -150,4 +154,9 @@ func moduleTail(path string) string {
 		return path[i+1:]
 	}
 	return path
+}
+
+func formatOf(r *http.Request) string {
+	f, _ := negotiate(r)
+	return f
 }

@@ -44,8 +44,12 @@ type Field struct {
 	Description string
 	Default     any
 
-	// ReadOnly fields are set by the platform; clients sending them get a 422.
+	// ReadOnly fields are set by the platform; clients sending them get a
+	// 422. A Default is still given to new records (an initial state).
 	ReadOnly bool
+	// Right, when set, is needed to set or change the field on any route
+	// (crm.tasks.assign for a task's assignedTo), besides the route's own.
+	Right string
 	// WriteOnly fields are accepted but never returned (secrets).
 	WriteOnly bool
 	// Virtual fields are computed on read and never stored.

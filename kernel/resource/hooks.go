@@ -25,7 +25,11 @@ type Write struct {
 	Old     store.Doc // nil on create
 	New     store.Doc
 	Service *Service
-	// Once holds values shown in the create answer only: never stored, never
-	// in the event (a client secret shown once).
+	// Once holds values shown in this write's answer only: never stored,
+	// never in the event (a client secret shown once).
 	Once store.Doc
+	// Emit names further verbs the service emits with the saved record,
+	// after its created or updated event (tasks.assigned when a write
+	// sets assignedTo).
+	Emit []string
 }

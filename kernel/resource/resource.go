@@ -27,6 +27,10 @@ type Resource struct {
 	Rights Rights
 	// ReadOnly resources serve list and get only (records are written by the platform).
 	ReadOnly bool
+	// Export declares an export right (<module>.<entity>.export, or
+	// Rights.Export): lists answered as CSV or YAML, and any bulk export,
+	// need it besides the view right.
+	Export bool
 
 	// Key, when set, names a unique string field that addresses a record
 	// wherever its id does (/flags/:slug): its values may not look like
@@ -47,7 +51,7 @@ type Resource struct {
 
 // Rights names the right each verb needs.
 type Rights struct {
-	View, Create, Edit, Delete string
+	View, Create, Edit, Delete, Export string
 }
 
 // Verb names of the generic events.
@@ -69,6 +73,8 @@ func (r *Resource) Right(verb string) string {
 		v = r.Rights.Edit
 	case "delete":
 		v = r.Rights.Delete
+	case "export":
+		v = r.Rights.Export
 	}
 	if v != "" {
 		return v

@@ -3,8 +3,10 @@ package resource
 import (
 	"context"
 	"log/slog"
+	"reflect"
 	"time"
 
+	"platform/kernel/auth"
 	"platform/kernel/query"
 	"platform/kernel/store"
 )
@@ -90,6 +92,9 @@ func (s *Service) CreateWith(ctx context.Context, r *Resource, body map[string]a
 	for k, v := range platform {
 		doc[k] = v
 	}
+	if err := fieldRights(ctx, r, nil, doc); err != nil {
+		return nil, err
+	}
 	stampCreate(ctx, doc)
 	dropNulls(doc)
 	w := &Write{New: doc, Service: s}
@@ -100,7 +105,7 @@ func (s *Service) CreateWith(ctx context.Context, r *Resource, body map[string]a
 		return nil, storeError(err, r)
 	}
 	out := Present(r, w.New, nil)
-	if err := s.emit(ctx, r, EventCreated, out); err != nil {
+	if err := s.emitAll(ctx, r, EventCreated, w.Emit, out); err != nil {
 		return nil, err
 	}
 	return withOnce(out, w.Once), nil
@@ -129,6 +134,9 @@ func (s *Service) update(ctx context.Context, r *Resource, ref string, body map[
 		return nil, err
 	}
 	next := merged(r, old, changes, m)
+	if err := fieldRights(ctx, r, old, next); err != nil {
+		return nil, err
+	}
 	stampUpdate(ctx, next)
 	w := &Write{Old: old, New: next, Service: s}
 	if err := s.beforeWrite(ctx, r, w); err != nil {
@@ -139,7 +147,7 @@ func (s *Service) update(ctx context.Context, r *Resource, ref string, body map[
 		return nil, storeError(err, r)
 	}
 	out := Present(r, saved, nil)
-	if err := s.emit(ctx, r, EventUpdated, out); err != nil {
+	if err := s.emitAll(ctx, r, EventUpdated, w.Emit, out); err != nil {
 		return nil, err
 	}
 	return withOnce(out, w.Once), nil
@@ -291,6 +299,34 @@ func (s *Service) beforeWrite(ctx context.Context, r *Resource, w *Write) error 
 		return nil
 	}
 	return r.Hooks.BeforeWrite(ctx, w)
+}
+
+// fieldRights refuses a change of a field that needs a right the caller
+// lacks, whatever the route (a principal-less caller is the platform).
+func fieldRights(ctx context.Context, r *Resource, old, next store.Doc) error {
+	p := auth.From(ctx)
+	if p == nil {
+		return nil
+	}
+	for i := range r.Fields {
+		f := &r.Fields[i]
+		if f.Right == "" || reflect.DeepEqual(old[f.Name], next[f.Name]) || p.Allows(f.Right) {
+			continue
+		}
+		return &Error{Kind: KindForbidden, Entries: []ErrorEntry{FieldError(CodeScope, f.Name,
+			"setting or changing %s needs the right %q, which the token's scope does not grant", f.Name, f.Right)}}
+	}
+	return nil
+}
+
+// emitAll emits verb and then the hooks' further verbs.
+func (s *Service) emitAll(ctx context.Context, r *Resource, verb string, more []string, data store.Doc) error {
+	for _, v := range append([]string{verb}, more...) {
+		if err := s.emit(ctx, r, v, data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // emit records <plural>.<verb> with the record as its data.

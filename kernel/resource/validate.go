@@ -73,7 +73,13 @@ func (v *validator) object(fields []Field, body map[string]any, prefix string, m
 	if m != modePatch {
 		for i := range fields {
 			f := &fields[i]
-			if _, present := body[f.Name]; present || f.ReadOnly || f.Virtual {
+			if _, present := body[f.Name]; present || f.Virtual {
+				continue
+			}
+			if f.ReadOnly {
+				if m == modeCreate && f.Default != nil {
+					out[f.Name] = f.Default // the platform's initial value
+				}
 				continue
 			}
 			if f.Required {

@@ -69,7 +69,7 @@ func PipelineRuns(d Deps) *resource.Resource {
 				}},
 		},
 		Relations: []resource.Relation{
-			{Rel: "pipeline", Title: "the pipeline", Target: "automation/" + runs.Pipelines},
+			{Rel: "pipeline", Title: "the pipeline", Target: "automation/" + runs.Pipelines, Field: "pipeline"},
 		},
 	}
 }

@@ -39,7 +39,7 @@ func WebhookRetries() *resource.Resource {
 		},
 		Actions: []resource.Action{{Name: "retry", Title: "deliver again: a new round of up to 5 attempts", Event: "retried", Run: retryDelivery}},
 		Relations: []resource.Relation{
-			{Rel: "webhook", Title: "the webhook", Target: "automation/" + webhook.Collection},
+			{Rel: "webhook", Title: "the webhook", Target: "automation/" + webhook.Collection, Field: "webhook"},
 		},
 	}
 }

@@ -169,3 +169,27 @@ func mustZone(t *testing.T, name string) *time.Location {
 	require.NoError(t, err)
 	return loc
 }
+
+// TestTriggerTurnedIntoAWebhookShowsItsURL: a trigger that becomes a
+// webhook trigger by PUT or PATCH gets a token whose URL that answer
+// shows, once, as create and rotateToken do; the URL then works.
+func TestTriggerTurnedIntoAWebhookShowsItsURL(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	p.CheckOpenAPI("automation")
+	tok := p.Token("automation.*")
+	for _, method := range []string{"PATCH", "PUT"} {
+		r := p.Do("POST", "/automation/triggers", tok, map[string]any{"name": "by hand " + method, "type": "manual"})
+		require.Equal(t, 201, r.Status, "%s", r.Body)
+		require.NotContains(t, r.Payload(), "webhookUrl", "a manual trigger has no URL")
+		id := r.Payload()["_id"].(string)
+
+		r = p.Do(method, "/automation/triggers/"+id, tok, map[string]any{"name": "by hand " + method, "type": "webhook"})
+		require.Equal(t, 200, r.Status, "%s", r.Body)
+		url, _ := r.Payload()["webhookUrl"].(string)
+		require.True(t, strings.HasPrefix(url, p.URL+"/automation/hooks/"+id+"/"), "%s shows the new URL: %v", method, r.Payload())
+		require.NotContains(t, p.Do("GET", "/automation/triggers/"+id, tok, nil).Payload(), "webhookUrl", "shown once only")
+		hook := p.Do("POST", strings.TrimPrefix(url, p.URL), "", map[string]any{"ping": true})
+		require.Equal(t, 202, hook.Status, "the URL shown works: %s", hook.Body)
+	}
+}

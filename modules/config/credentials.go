@@ -50,8 +50,8 @@ func Credentials(d Deps) *resource.Resource {
 					"Stored encrypted (AES-256-CTR with HMAC-SHA256, keys per customer) and never returned: only the audit-logged decrypt action shows them. " +
 					"A PUT or PATCH without it keeps the stored values; sending it replaces them whole; it cannot be removed"},
 			{Name: "_status", Type: resource.TString, Enum: []string{credentials.StatusActive, credentials.StatusExpired, credentials.StatusRevoked},
-				Default: credentials.StatusActive, Filter: true, Sort: true,
-				Description: "only active credentials are given to pipelines as secrets"},
+				Default: credentials.StatusActive, ReadOnly: true, Filter: true, Sort: true,
+				Description: "set by the platform only: active when stored; the credential commands move it (expired, revoked). Only active credentials are given to pipelines as secrets"},
 			{Name: "lastTestedAt", Type: resource.TDate, ReadOnly: true, Filter: true, Sort: true, Description: "when the credential was last tested against its provider"},
 			{Name: "lastTestStatus", Type: resource.TString, Enum: []string{"ok", "fail"}, ReadOnly: true, Filter: true, Description: "outcome of the last test"},
 		},
@@ -80,7 +80,7 @@ func (h *handlers) beforeWrite(ctx context.Context, w *resource.Write) error {
 		errs = append(errs, resource.FieldError(resource.CodeRequired, credentials.Field, "credentials is required: an object with the values to keep, such as {\"password\": \"...\"}"))
 	case !has:
 		errs = append(errs, resource.FieldError(resource.CodeRequired, credentials.Field,
-			"credentials cannot be removed; send new values, set _status to revoked, or delete the credential"))
+			"credentials cannot be removed; send new values or delete the credential"))
 	case w.Old != nil && reflect.DeepEqual(raw, w.Old[credentials.Field]):
 		// Not sent (PUT and PATCH keep write-only fields): stays sealed as it is.
 	default:

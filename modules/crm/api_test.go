@@ -206,7 +206,7 @@ func TestTaskRoutes(t *testing.T) {
 				}
 				id := p["_id"].(string)
 				assert.Equal(f.T, []any{link{"rel": "self", "href": f.moduleBase() + "/tasks/" + id, "method": "GET", "title": "task", "types": types}}, r.Meta()["links"])
-				assert.Equal(f.T, []any{link{"rel": "consumer", "title": "the task's consumer", "href": f.gateway() + "/consumers", "method": "GET",
+				assert.Equal(f.T, []any{link{"rel": "consumer", "title": "the task's consumer", "href": f.gateway() + "/consumers/" + v["c"], "method": "GET",
 					"types": types, "right": "crm.consumers.view"}}, r.Meta()["relations"])
 				assert.Equal(f.T, []string{"UPDATE", "DELETE", "ASSIGN", "REOPEN"}, apitest.ActionNames(r))
 				st := f.Stored("tasks", id)

@@ -21,6 +21,8 @@ const (
 	TypeBug = "Bug"
 	// RightBugs lets a caller see Bug tasks; normal sales users do not.
 	RightBugs = "crm.tasks.bugs"
+	// RightAssign sets a task's assignee, by the assign action or any write.
+	RightAssign = "crm.tasks.assign"
 )
 
 // Tasks declares /tasks.
@@ -30,7 +32,8 @@ func Tasks(d Deps) *resource.Resource {
 		Fields: []resource.Field{
 			{Name: "title", Type: resource.TString, Required: true, MaxLen: 500, Filter: true, Sort: true},
 			{Name: "description", Type: resource.TString, Format: resource.FMarkdown, MaxLen: 50000, Description: "Markdown"},
-			{Name: "assignedTo", Type: resource.TObjectID, Filter: true, Description: "user id"},
+			{Name: "assignedTo", Type: resource.TObjectID, Filter: true, Right: RightAssign,
+				Description: "user id; setting or changing it needs crm.tasks.assign on any route, and emits tasks.assigned"},
 			{Name: "consumer", Type: resource.TObjectID, Filter: true, Description: "consumer id"},
 			{Name: "dueDate", Type: resource.TDate, Filter: true, Sort: true},
 			{Name: "priority", Type: resource.TString, Enum: []string{"low", "medium", "high", "critical"}, Default: "medium", Filter: true, Sort: true},
@@ -44,12 +47,12 @@ func Tasks(d Deps) *resource.Resource {
 			{Name: "lastSeenAt", Type: resource.TDate, ReadOnly: true, Filter: true, Sort: true, Description: "Bug tasks: when the fault last happened"},
 		},
 		Actions: []resource.Action{
-			{Name: "assign", Title: "assign the task to a user", Right: "crm.tasks.assign", Event: "assigned",
+			{Name: "assign", Title: "assign the task to a user", Right: RightAssign, Event: "assigned",
 				Body: []resource.Field{{Name: "userId", Type: resource.TObjectID, Required: true}}, Run: assign(d)},
 			{Name: "reopen", Title: "move a done task back to open", Event: "reopened", Run: reopen},
 		},
-		Relations: []resource.Relation{{Rel: "consumer", Title: "the task's consumer", Target: "crm/consumers"}},
-		Hooks:     resource.Hooks{BeforeWrite: taskWrite, ReadFilter: hideBugs},
+		Relations: []resource.Relation{{Rel: "consumer", Title: "the task's consumer", Target: "crm/consumers", Field: "consumer"}},
+		Hooks:     resource.Hooks{BeforeWrite: taskWrite(d), ReadFilter: hideBugs},
 	}
 }
 
@@ -61,7 +64,41 @@ func hideBugs(ctx context.Context) query.Expr {
 	return query.Field{Path: "type", Conds: []query.Cond{query.Compare{Op: query.OpNe, Value: TypeBug}}}
 }
 
-func taskWrite(ctx context.Context, w *resource.Write) error {
+func taskWrite(d Deps) func(context.Context, *resource.Write) error {
+	return func(ctx context.Context, w *resource.Write) error {
+		if err := checkAssignee(ctx, d, w); err != nil {
+			return err
+		}
+		return checkTask(ctx, w)
+	}
+}
+
+// checkAssignee refuses an assignee who is no user of the customer, and
+// announces a new one (tasks.assigned), as the assign action does.
+func checkAssignee(ctx context.Context, d Deps, w *resource.Write) error {
+	user, ok := w.New["assignedTo"].(string)
+	if !ok || (w.Old != nil && w.Old["assignedTo"] == user) {
+		return nil
+	}
+	if err := userExists(ctx, d, "assignedTo", user); err != nil {
+		return err
+	}
+	w.Emit = append(w.Emit, "assigned")
+	return nil
+}
+
+// userExists refuses a user id that is no user of the customer (field
+// names where it came from).
+func userExists(ctx context.Context, d Deps, field, user string) error {
+	if _, err := d.Users.UserByID(ctx, user); errors.Is(err, store.ErrNotFound) {
+		return resource.InvalidField(field, "no user %s exists for this customer", user)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+func checkTask(ctx context.Context, w *resource.Write) error {
 	if err := checkConsumer(ctx, w); err != nil {
 		return err
 	}
@@ -109,9 +146,7 @@ func activateOnDone(ctx context.Context, w *resource.Write) error {
 func assign(d Deps) func(context.Context, *resource.ActionCall) (*resource.ActionResult, error) {
 	return func(ctx context.Context, call *resource.ActionCall) (*resource.ActionResult, error) {
 		user, _ := call.Body["userId"].(string)
-		if _, err := d.Users.UserByID(ctx, user); errors.Is(err, store.ErrNotFound) {
-			return nil, resource.InvalidField("userId", "no user %s exists for this customer", user)
-		} else if err != nil {
+		if err := userExists(ctx, d, "userId", user); err != nil {
 			return nil, err
 		}
 		doc, err := call.Service.Apply(ctx, call.Resource, query.ID(call.ID), resource.Change{Set: store.Doc{"assignedTo": user}})

@@ -15,10 +15,11 @@ func Module() *api.Module {
 	return &api.Module{Name: "marketing", HostLabel: "marketing", Version: Version, Resources: []*resource.Resource{MailLogs()}}
 }
 
-// MailLogs declares the read-only /maillogs, written by the platform at send time.
+// MailLogs declares the read-only /maillogs, written by the platform at send
+// time. Rights: marketing.maillogs.{view|export} (export: CSV and YAML lists).
 func MailLogs() *resource.Resource {
 	return &resource.Resource{
-		Plural: "maillogs", Title: "mail log", ReadOnly: true,
+		Plural: "maillogs", Title: "mail log", ReadOnly: true, Export: true,
 		Fields: []resource.Field{
 			{Name: "to", Type: resource.TString, Format: resource.FEmail, Filter: true, Sort: true},
 			{Name: "consumer", Type: resource.TObjectID, Filter: true},
