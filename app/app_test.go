@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"platform/kernel/ratelimit"
+	"platform/kernel/settings"
 	"platform/test/testenv"
 )
 
@@ -62,7 +63,9 @@ func TestDebugIDOnEveryAnswer(t *testing.T) {
 // the request past it answers 429 with Retry-After.
 func TestRateLimitAnswers429(t *testing.T) {
 	t.Parallel()
-	p := testenv.NewPlatform(t, testenv.Options{RateLimit: 5})
+	// Windows are fixed (aligned to multiples of their length): an hour
+	// long, the six calls fall into one window but for one run in ~600.
+	p := testenv.NewPlatform(t, testenv.Options{RateLimit: 5, Configure: func(c *settings.Config) { c.RateWindow = time.Hour }})
 	tok := p.Token("crm.*")
 	for i := 0; i < 5; i++ {
 		r := p.Do("GET", "/crm/consumers", tok, nil)
