@@ -17,6 +17,7 @@ import (
 	"platform/kernel/notify"
 	"platform/kernel/outbound"
 	"platform/kernel/store"
+	"platform/kernel/template"
 	"platform/kernel/tenant"
 	"platform/modules/automation/pipeline"
 )
@@ -38,9 +39,9 @@ func (a *Activities) RunHTTP(ctx context.Context, in StepInput) (StepOutput, err
 		return StepOutput{}, err
 	}
 	s := in.Step
-	url := pipeline.RenderText(s.URL, sc.vars)
-	headers, _ := pipeline.Render(s.Headers, sc.vars).(map[string]string)
-	body := pipeline.Render(s.Body, sc.vars)
+	url := template.RenderText(s.URL, sc.vars)
+	headers, _ := template.Render(s.Headers, sc.vars).(map[string]string)
+	body := template.Render(s.Body, sc.vars)
 	input := map[string]any{"method": s.Method, "url": url, "headers": headers, "body": body}
 	if a.Outbound == nil {
 		return StepOutput{}, stepFailure("refused", "outbound calls are not available in this worker", true, nil)
@@ -151,9 +152,9 @@ func (a *Activities) RunDB(ctx context.Context, in StepInput) (StepOutput, error
 		return StepOutput{}, stepFailure("db", "records are not available in this worker", true, nil)
 	}
 	s := in.Step
-	id := pipeline.RenderText(s.RecordID, sc.vars)
-	data, _ := pipeline.Render(s.Data, sc.vars).(map[string]any)
-	filter, _ := pipeline.Render(s.Filter, sc.vars).(map[string]any)
+	id := template.RenderText(s.RecordID, sc.vars)
+	data, _ := template.Render(s.Data, sc.vars).(map[string]any)
+	filter, _ := template.Render(s.Filter, sc.vars).(map[string]any)
 	input := map[string]any{"collection": s.Collection, "op": s.Op}
 	if id != "" {
 		input["recordId"] = id
@@ -232,8 +233,8 @@ func (a *Activities) RunNotification(ctx context.Context, in StepInput) (StepOut
 		return StepOutput{}, err
 	}
 	s := in.Step
-	m := notify.Message{Channel: s.Channel, To: recipients(pipeline.Render(s.To, sc.vars)),
-		Subject: pipeline.RenderText(s.Subject, sc.vars), Body: pipeline.RenderText(s.Template, sc.vars)}
+	m := notify.Message{Channel: s.Channel, To: recipients(template.Render(s.To, sc.vars)),
+		Subject: template.RenderText(s.Subject, sc.vars), Body: template.RenderText(s.Template, sc.vars)}
 	input := map[string]any{"channel": m.Channel, "to": store.List(m.To), "subject": m.Subject, "body": m.Body}
 	if a.Notifier == nil {
 		return StepOutput{}, stepFailure("notification", "notifications are not configured in this worker", true, nil)
@@ -260,5 +261,5 @@ func recipients(v any) []string {
 	case nil:
 		return nil
 	}
-	return []string{pipeline.Text(v)}
+	return []string{template.Text(v)}
 }

@@ -13,6 +13,7 @@ import (
 
 	"platform/kernel/outbound"
 	"platform/kernel/store"
+	"platform/kernel/template"
 	"platform/modules/automation/pipeline"
 	"platform/modules/automation/runs"
 	"platform/modules/config/credentials"
@@ -106,7 +107,7 @@ type stepScope struct {
 }
 
 func (a *Activities) scopeFor(ctx context.Context, in StepInput) (stepScope, error) {
-	refs, _ := pipeline.Refs(pipeline.StepSettings(&in.Step))
+	refs, _ := template.Refs(pipeline.StepSettings(&in.Step))
 	needs := false
 	for _, r := range refs {
 		needs = needs || r.Root() == pipeline.RootSecrets
@@ -239,7 +240,7 @@ func (a *Activities) RunFunction(ctx context.Context, in StepInput) (StepOutput,
 	}
 	var arg any = in.Scope["input"]
 	if in.Step.Input != nil {
-		arg = pipeline.Render(in.Step.Input, sc.vars)
+		arg = template.Render(in.Step.Input, sc.vars)
 	}
 	input := map[string]any{"function": in.Step.Function, "version": fn.Version, "input": arg}
 	out, logs, err := a.runCode(ctx, sandbox.Request{Kind: sandbox.KindJSFunction, Code: fn.Code, TimeoutMs: fn.TimeoutMs}, arg, sc, input)

@@ -13,6 +13,7 @@ import (
 
 	"platform/activities"
 	"platform/kernel/query"
+	"platform/kernel/template"
 	"platform/kernel/tenant"
 	"platform/modules/automation/pipeline"
 	"platform/modules/automation/runs"
@@ -168,7 +169,7 @@ func (r *interpreter) scope(s pipeline.Step) map[string]any {
 			steps[id] = map[string]any{"output": out}
 		}
 	} else {
-		refs, _ := pipeline.Refs(pipeline.StepSettings(&s))
+		refs, _ := template.Refs(pipeline.StepSettings(&s))
 		for _, ref := range refs {
 			if ref.Root() == pipeline.RootSteps && len(ref.Parts) > 1 {
 				if out, ok := r.outputs[ref.Parts[1]]; ok {
@@ -202,7 +203,7 @@ func (r *interpreter) wait(ctx workflow.Context, s pipeline.Step) (activities.St
 		d, _ = time.ParseDuration(s.Duration)
 		input["duration"] = s.Duration
 	} else {
-		until := pipeline.RenderText(s.Until, r.scope(s))
+		until := template.RenderText(s.Until, r.scope(s))
 		input["until"] = until
 		t, err := time.Parse(time.RFC3339, until)
 		if err != nil {
@@ -223,7 +224,7 @@ func (r *interpreter) wait(ctx workflow.Context, s pipeline.Step) (activities.St
 func (r *interpreter) subPipeline(ctx workflow.Context, s pipeline.Step, executed int) (activities.StepOutput, error) {
 	data := r.in.Event.Data
 	if s.Input != nil {
-		rendered := pipeline.Render(s.Input, r.scope(s))
+		rendered := template.Render(s.Input, r.scope(s))
 		if m, ok := rendered.(map[string]any); ok {
 			data = m
 		} else {

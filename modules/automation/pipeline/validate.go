@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"platform/kernel/query"
+	"platform/kernel/template"
 )
 
 // Problem is one reason a definition is refused; Step names the step.
@@ -226,7 +228,7 @@ func (v *validator) foreignSettings(i int, own []string) {
 	raw, _ := json.Marshal(v.d.Steps[i])
 	var set map[string]any
 	_ = json.Unmarshal(raw, &set)
-	for _, k := range sortedKeys(set) {
+	for _, k := range slices.Sorted(maps.Keys(set)) {
 		if !slices.Contains(own, k) && !slices.Contains(commonSettings, k) {
 			v.addStep(i, k, "%s is not a setting of %s steps (they take %s)", k, v.d.Steps[i].Type, strings.Join(own, ", "))
 		}
@@ -285,7 +287,7 @@ func (v *validator) retry(i int) {
 // ids, and no secrets where the value would land in workflow history.
 func (v *validator) templates(i int) {
 	s := &v.d.Steps[i]
-	refs, err := Refs(StepSettings(s))
+	refs, err := template.Refs(StepSettings(s))
 	if err != nil {
 		v.addStep(i, "", "%v", err)
 		return
