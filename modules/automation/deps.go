@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 
-	"platform/activities"
 	"platform/api"
 	"platform/kernel/store"
 	"platform/modules/automation/runs"
@@ -35,7 +34,12 @@ type Deps struct {
 	// HookLimiter limits the calls of each incoming-webhook URL.
 	HookLimiter api.Limiter
 	// Vault seals webhook secrets; nil without a master key.
-	Vault activities.Sealer
+	Vault Sealer
+}
+
+// Sealer seals the secrets of one record of a customer (credentials.Vault).
+type Sealer interface {
+	Seal(customer, recordID string, plain map[string]any) (store.Doc, error)
 }
 
 // CodeRunner runs and checks user code in the sandbox.

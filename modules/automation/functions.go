@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"platform/activities"
 	"platform/api"
 	"platform/kernel/query"
 	"platform/kernel/store"
@@ -91,7 +90,7 @@ func deployFunction(ctx context.Context, d Deps, call *api.ActionCall) (*api.Act
 	}
 	version := int(store.Int(call.Record["deployedVersion"])) + 1
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	if _, err := call.Services.Store.Collection(runs.FunctionVersions).Upsert(ctx, activities.FunctionVersionID(call.ID, version), store.Update{Set: store.Doc{
+	if _, err := call.Services.Store.Collection(runs.FunctionVersions).Upsert(ctx, runs.FunctionVersionID(call.ID, version), store.Update{Set: store.Doc{
 		"function": call.ID, "version": int64(version), "code": code, "timeoutMs": call.Record["timeoutMs"], "deployedAt": now,
 	}}); err != nil {
 		return nil, err
@@ -119,7 +118,7 @@ func invokeFunction(ctx context.Context, d Deps, call *api.ActionCall) (*api.Act
 	if v == 0 {
 		return nil, api.NewError(http.StatusConflict, api.CodeConflict, "deployedVersion", "the function has not been deployed; deploy it first")
 	}
-	fn, err := activities.LoadFunctionVersion(ctx, call.Services.Store, call.ID, v)
+	fn, err := runs.LoadFunctionVersion(ctx, call.Services.Store, call.ID, v)
 	if err != nil {
 		return nil, err
 	}

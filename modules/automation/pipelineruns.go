@@ -12,6 +12,7 @@ import (
 	"platform/kernel/query"
 	"platform/kernel/store"
 	"platform/modules/automation/runs"
+	"platform/workflows/contract"
 )
 
 // PipelineRuns declares the read-only /pipelineruns with the cancel and
@@ -113,7 +114,7 @@ func rerun(ctx context.Context, d Deps, call *api.ActionCall) (*api.ActionResult
 		return nil, err
 	}
 	ev, _ := call.Record["event"].(store.Doc)
-	event := runs.Event{Name: str(ev["name"]), Data: mapOf(ev["data"])}
+	event := contract.Event{Name: str(ev["name"]), Data: mapOf(ev["data"])}
 	event.ID = str(ev["id"])
 	event.Timestamp, _ = ev["timestamp"].(time.Time)
 	trig, _ := call.Record["trigger"].(string)

@@ -19,6 +19,7 @@ import (
 	"platform/modules/automation/pipeline"
 	"platform/modules/automation/runs"
 	"platform/modules/automation/webhook"
+	"platform/workflows/contract"
 )
 
 // Trigger types.
@@ -165,7 +166,7 @@ func issueToken(ctx context.Context, d Deps, s *api.Services, trigger string) (u
 	if err != nil {
 		return "", "", err
 	}
-	if err := s.Store.Global(HookTokens).Insert(ctx, store.Doc{"_id": runs.DerivedID(hash), "trigger": trigger, "customer": cust}); err != nil {
+	if err := s.Store.Global(HookTokens).Insert(ctx, store.Doc{"_id": contract.DerivedID(hash), "trigger": trigger, "customer": cust}); err != nil {
 		return "", "", err
 	}
 	return HookURL(d.GatewayURL, trigger, token), hash, nil
@@ -186,7 +187,7 @@ func dropToken(ctx context.Context, s *api.Services, old store.Doc) error {
 	if hash == "" {
 		return nil
 	}
-	_, err := s.Store.Global(HookTokens).Delete(ctx, query.ID(runs.DerivedID(hash)))
+	_, err := s.Store.Global(HookTokens).Delete(ctx, query.ID(contract.DerivedID(hash)))
 	return err
 }
 
