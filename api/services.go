@@ -24,9 +24,10 @@ type Services struct {
 	Workflows WorkflowStarter
 }
 
-// WorkflowStarter starts a workflow under a deterministic id. An id that
-// already runs or ran is not started again (started=false, no error), so
-// an action that hands work to the worker can be retried safely.
+// WorkflowStarter starts a workflow, named as package workflows/contract
+// names it, under a deterministic id. An id that already runs or ran is
+// not started again (started=false, no error), so an action that hands
+// work to the worker can be retried safely.
 type WorkflowStarter interface {
-	StartOnce(ctx context.Context, id string, attrs map[string]string, workflow any, input any) (started bool, err error)
+	StartOnce(ctx context.Context, id string, attrs map[string]string, workflow string, input any) (started bool, err error)
 }

@@ -704,7 +704,7 @@ type recordingStarter struct {
 	attrs  []map[string]string
 }
 
-func (s *recordingStarter) StartOnce(_ context.Context, _ string, attrs map[string]string, _ any, input any) (bool, error) {
+func (s *recordingStarter) StartOnce(_ context.Context, _ string, attrs map[string]string, _ string, input any) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.starts = append(s.starts, input.(contract.RunInput))

@@ -64,9 +64,10 @@ type Launch struct {
 	RerunOf     string
 }
 
-// WorkflowStarter is what the launcher needs of Temporal (temporalx.Starter).
+// WorkflowStarter is what the launcher needs of Temporal
+// (temporalx.Starter): it starts a workflow by its contract name.
 type WorkflowStarter interface {
-	StartOnce(ctx context.Context, id string, attrs map[string]string, workflow any, input any) (bool, error)
+	StartOnce(ctx context.Context, id string, attrs map[string]string, workflow string, input any) (bool, error)
 }
 
 // Launcher writes run records and starts their workflows.
