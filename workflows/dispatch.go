@@ -21,7 +21,7 @@ func DispatchEvent(ctx workflow.Context, in contract.DispatchInput) (contract.Di
 	}
 	lctx := localStoreOptions(ctx)
 	var targets contract.EventTargetsOutput
-	if err := workflow.ExecuteLocalActivity(lctx, contract.ActivityEventTargets, contract.EventTargetsInput{EventID: in.EventID, Event: in.Event}).Get(ctx, &targets); err != nil {
+	if err := workflow.ExecuteLocalActivity(lctx, contract.ActivityEventTargets, contract.EventTargetsInput(in)).Get(ctx, &targets); err != nil {
 		return contract.DispatchResult{}, err
 	}
 	if err := startDeliveries(ctx, customer, in, targets.Webhooks); err != nil {
@@ -30,7 +30,7 @@ func DispatchEvent(ctx workflow.Context, in contract.DispatchInput) (contract.Di
 	var started contract.LaunchedRuns
 	// Dispatches recorded before pipeline triggers existed replay without them.
 	if workflow.GetVersion(ctx, "pipeline-triggers", workflow.DefaultVersion, 1) == 1 {
-		if err := workflow.ExecuteLocalActivity(lctx, contract.ActivityLaunchEventRuns, contract.LaunchEventRunsInput{EventID: in.EventID, Event: in.Event}).Get(ctx, &started); err != nil {
+		if err := workflow.ExecuteLocalActivity(lctx, contract.ActivityLaunchEventRuns, contract.LaunchEventRunsInput(in)).Get(ctx, &started); err != nil {
 			return contract.DispatchResult{}, err
 		}
 	}
