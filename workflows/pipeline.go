@@ -152,6 +152,8 @@ func (r *interpreter) scope(s contract.Step) map[string]any {
 	// An expression or a condition's filter may read any earlier output
 	// (their paths are not {{...}} templates, so Refs does not see them).
 	if s.Type == contract.TypeTransform || s.Type == contract.TypeCondition {
+		// Ranging over a map to fill another: the order cannot show.
+		//workflowcheck:ignore
 		for id, out := range r.outputs {
 			steps[id] = map[string]any{"output": out}
 		}
