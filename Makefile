@@ -3,6 +3,10 @@ GO        ?= go
 BIN       := bin/platform
 TESTFLAGS ?= -race -count=1 -timeout 25m
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# Finds non-determinism in what workflows call (its own module; v0.6.0
+# builds with our Go and SDK). Exceptions: workflows/workflowcheck.yaml
+# and //workflowcheck:ignore comments, each with its reason.
+WORKFLOWCHECK := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
 .PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks bench-pipelines
 
@@ -23,6 +27,7 @@ test: vet build browser ## vet, then every test against real FerretDB and Tempor
 lint: vet
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" && exit 1)
 	$(GO) run $(STATICCHECK) ./...
+	$(GO) run $(WORKFLOWCHECK) -config workflows/workflowcheck.yaml ./...
 
 bench: build ## REST benchmark on both stores (API against the raw store, same run), store benchmarks
 	./test/with-infra.sh $(GO) test -run '^$$' -bench 'BenchmarkREST' -benchtime 2000x -count 3 ./test/bench/

@@ -15,7 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 
-	"platform/activities"
+	"platform/activities/system"
 	"platform/api"
 	"platform/kernel/auth"
 	"platform/kernel/events"
@@ -207,8 +207,11 @@ func (a *App) starter(taskQueue string) *temporalx.Starter {
 // Worker returns the Temporal worker with every workflow and activity, and
 // the event sweeper that runs with it.
 func (a *App) Worker(taskQueue string) sdkworker.Worker {
-	acts := &activities.Activities{Store: a.Store, Log: a.Log, Outbound: a.Outbound, WebhookTimeout: a.Config.WebhookTimeout}
-	a.pipelineActivities(acts)
+	acts := worker.Activities{
+		System:    &system.Activities{Store: a.Store},
+		Delivery:  a.deliveryActivities(),
+		Pipelines: a.pipelineActivities(),
+	}
 	return &dispatch.Worker{
 		Worker:  worker.New(a.Temporal, taskQueue, acts),
 		Sweeper: &dispatch.Sweeper{Store: a.Store, Starter: a.starter(taskQueue), Log: a.Log},

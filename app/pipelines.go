@@ -4,13 +4,16 @@ import (
 	"os"
 	"time"
 
-	"platform/activities"
+	"platform/activities/delivery"
+	pipelineacts "platform/activities/pipelines"
 	"platform/api"
 	"platform/kernel/notify"
 	"platform/kernel/ratelimit"
 	"platform/kernel/resource"
+	"platform/kernel/temporalx"
 	"platform/modules/automation"
 	"platform/modules/automation/runs"
+	"platform/modules/config/credentials"
 	"platform/sandbox"
 )
 
@@ -18,12 +21,19 @@ import (
 var DataModules = []string{"crm", "marketing"}
 
 var (
-	_ api.Limiter             = (*ratelimit.Limiter)(nil)
-	_ activities.Records      = (*resource.Records)(nil)
-	_ activities.Sandbox      = (*sandbox.Lazy)(nil)
-	_ automation.CodeRunner   = (*sandbox.Lazy)(nil)
-	_ automation.ScheduleSync = (*runs.Schedules)(nil)
-	_ activities.Notifier     = (*notify.Router)(nil)
+	_ api.Limiter               = (*ratelimit.Limiter)(nil)
+	_ pipelineacts.Records      = (*resource.Records)(nil)
+	_ pipelineacts.Sandbox      = (*sandbox.Lazy)(nil)
+	_ pipelineacts.SecretSource = (*credentials.Vault)(nil)
+	_ pipelineacts.Notifier     = (*notify.Router)(nil)
+	_ pipelineacts.Launcher     = (*runs.Launcher)(nil)
+	_ delivery.Launcher         = (*runs.Launcher)(nil)
+	_ delivery.Opener           = (*credentials.Vault)(nil)
+	_ automation.CodeRunner     = (*sandbox.Lazy)(nil)
+	_ automation.ScheduleSync   = (*runs.Schedules)(nil)
+	_ automation.Sealer         = (*credentials.Vault)(nil)
+	_ runs.WorkflowStarter      = (*temporalx.Starter)(nil)
+	_ resource.WorkflowStarter  = (*temporalx.Starter)(nil)
 )
 
 // pipelines holds what pipelines, triggers and functions run with.
@@ -83,16 +93,31 @@ func (a *App) hookLimiter() api.Limiter {
 	return ratelimit.New(a.Store, a.Config.HookRateLimit, time.Minute)
 }
 
-// pipelineActivities adds the pipeline steps' dependencies to the worker's
-// activities.
-func (a *App) pipelineActivities(acts *activities.Activities) {
-	acts.Sandbox = a.pipes.sandbox
-	acts.Records = a.Service.Records(DataModules...)
-	acts.Notifier = a.pipes.notifier
-	acts.Launcher = a.pipes.launcher
-	if a.Vault != nil {
-		acts.Secrets, acts.Vault = a.Vault, a.Vault
+// pipelineActivities are the worker's pipeline activities with the
+// steps' dependencies.
+func (a *App) pipelineActivities() *pipelineacts.Activities {
+	acts := &pipelineacts.Activities{Store: a.Store, Log: a.Log, Outbound: a.Outbound,
+		Sandbox: a.pipes.sandbox, Records: a.Service.Records(DataModules...), Notifier: a.pipes.notifier}
+	if a.pipes.launcher != nil { // a nil *runs.Launcher would be a non-nil Launcher
+		acts.Launcher = a.pipes.launcher
 	}
+	if a.Vault != nil {
+		acts.Secrets = a.Vault
+	}
+	return acts
+}
+
+// deliveryActivities are the worker's activities of event dispatches and
+// webhook deliveries.
+func (a *App) deliveryActivities() *delivery.Activities {
+	acts := &delivery.Activities{Store: a.Store, Log: a.Log, Outbound: a.Outbound, WebhookTimeout: a.Config.WebhookTimeout}
+	if a.pipes.launcher != nil {
+		acts.Launcher = a.pipes.launcher
+	}
+	if a.Vault != nil {
+		acts.Vault = a.Vault
+	}
+	return acts
 }
 
 // Close stops what the App started (the sandbox children).

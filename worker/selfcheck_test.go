@@ -11,7 +11,7 @@ import (
 	"platform/kernel/store"
 	"platform/kernel/tenant"
 	"platform/test/testenv"
-	"platform/workflows"
+	"platform/workflows/contract"
 )
 
 // TestSelfCheckRunsOnRealServers proves the integration path: a workflow on
@@ -24,9 +24,9 @@ func TestSelfCheckRunsOnRealServers(t *testing.T) {
 	defer cancel()
 	marker := store.NewID()
 	run, err := p.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "selfcheck-" + marker, TaskQueue: p.TaskQueue},
-		workflows.SelfCheck, workflows.SelfCheckInput{Marker: marker})
+		contract.WorkflowSelfCheck, contract.SelfCheckInput{Marker: marker})
 	require.NoError(t, err)
-	var res workflows.SelfCheckResult
+	var res contract.SelfCheckResult
 	require.NoError(t, run.Get(ctx, &res))
 	require.True(t, res.Found)
 	require.Equal(t, p.Customer.ID, res.Customer)
@@ -48,9 +48,9 @@ func TestSelfCheckWithoutCustomerFailsClosed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	run, err := p.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: p.TaskQueue},
-		workflows.SelfCheck, workflows.SelfCheckInput{Marker: store.NewID()})
+		contract.WorkflowSelfCheck, contract.SelfCheckInput{Marker: store.NewID()})
 	require.NoError(t, err)
-	var res workflows.SelfCheckResult
+	var res contract.SelfCheckResult
 	err = run.Get(ctx, &res)
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "no customer")

@@ -1,26 +1,107 @@
 // Package worker registers the platform's workflows and activities on a
-// Temporal worker.
+// Temporal worker, each under its name in package contract: the one list
+// of what a worker runs, used by the worker process, the replay tests and
+// the workflow tests.
 package worker
 
 import (
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
-	"platform/activities"
+	"platform/activities/delivery"
+	"platform/activities/pipelines"
+	"platform/activities/system"
 	"platform/workflows"
+	"platform/workflows/contract"
 )
 
+// Activities are the activities of each workflow family, with their
+// dependencies (the composition root, app, builds them). A nil family is
+// not registered: a test that runs one family's workflows builds only its
+// activities.
+type Activities struct {
+	System    *system.Activities
+	Delivery  *delivery.Activities
+	Pipelines *pipelines.Activities
+}
+
 // New returns a worker on taskQueue with every workflow and activity registered.
-func New(c client.Client, taskQueue string, acts *activities.Activities) worker.Worker {
-	w := worker.New(c, taskQueue, worker.Options{
+func New(c client.Client, taskQueue string, acts Activities) sdkworker.Worker {
+	w := sdkworker.New(c, taskQueue, sdkworker.Options{
 		// Let in-flight activities finish on SIGTERM before the worker stops.
 		WorkerStopTimeout: 30e9,
 	})
-	w.RegisterWorkflow(workflows.SelfCheck)
-	w.RegisterWorkflow(workflows.DispatchEvent)
-	w.RegisterWorkflow(workflows.WebhookDelivery)
-	w.RegisterWorkflow(workflows.PipelineRun)
-	w.RegisterWorkflow(workflows.FireTrigger)
-	w.RegisterActivity(acts)
+	Register(w, acts)
 	return w
+}
+
+// Register registers every workflow and the activities of acts under
+// their contract names.
+func Register(r sdkworker.Registry, acts Activities) {
+	RegisterWorkflows(r)
+	if acts.System != nil {
+		registerActivities(r, systemActivities(acts.System))
+	}
+	if acts.Delivery != nil {
+		registerActivities(r, deliveryActivities(acts.Delivery))
+	}
+	if acts.Pipelines != nil {
+		registerActivities(r, pipelineActivities(acts.Pipelines))
+	}
+}
+
+// RegisterWorkflows registers every workflow under its contract name; the
+// replayer, which runs no activities, needs only these.
+func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
+	for _, w := range []named{
+		{contract.WorkflowSelfCheck, workflows.SelfCheck},
+		{contract.WorkflowDispatchEvent, workflows.DispatchEvent},
+		{contract.WorkflowWebhookDelivery, workflows.WebhookDelivery},
+		{contract.WorkflowPipelineRun, workflows.PipelineRun},
+		{contract.WorkflowFireTrigger, workflows.FireTrigger},
+	} {
+		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
+	}
+}
+
+// named is a workflow or activity function and its contract name.
+type named struct {
+	name string
+	fn   any
+}
+
+func registerActivities(r sdkworker.ActivityRegistry, list []named) {
+	for _, a := range list {
+		r.RegisterActivityWithOptions(a.fn, activity.RegisterOptions{Name: a.name})
+	}
+}
+
+func systemActivities(a *system.Activities) []named {
+	return []named{{contract.ActivitySelfCheck, a.SelfCheck}}
+}
+
+func deliveryActivities(a *delivery.Activities) []named {
+	return []named{
+		{contract.ActivityEventTargets, a.EventTargets},
+		{contract.ActivityLaunchEventRuns, a.LaunchEventRuns},
+		{contract.ActivityMarkDispatched, a.MarkDispatched},
+		{contract.ActivityDeliverWebhook, a.DeliverWebhook},
+		{contract.ActivitySettleDelivery, a.SettleDelivery},
+	}
+}
+
+func pipelineActivities(a *pipelines.Activities) []named {
+	return []named{
+		{contract.ActivityStartRun, a.StartRun},
+		{contract.ActivityRecordStep, a.RecordStep},
+		{contract.ActivityFinishRun, a.FinishRun},
+		{contract.ActivityRunHTTP, a.RunHTTP},
+		{contract.ActivityRunDB, a.RunDB},
+		{contract.ActivityRunNotification, a.RunNotification},
+		{contract.ActivityRunTransform, a.RunTransform},
+		{contract.ActivityRunFunction, a.RunFunction},
+		{contract.ActivityLaunchTriggerRuns, a.LaunchTriggerRuns},
+	}
 }

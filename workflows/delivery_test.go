@@ -17,7 +17,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"platform/activities"
+	"platform/activities/delivery"
 	"platform/kernel/events"
 	"platform/kernel/outbound"
 	"platform/kernel/query"
@@ -25,7 +25,8 @@ import (
 	"platform/kernel/tenant"
 	"platform/modules/automation/webhook"
 	"platform/test/testenv"
-	"platform/workflows"
+	"platform/worker"
+	"platform/workflows/contract"
 )
 
 // fixture is a customer with one webhook pointing at a local receiver and
@@ -84,8 +85,9 @@ func (f *fixture) env(starts *[]time.Time) *testsuite.TestWorkflowEnvironment {
 	p, err := converter.GetDefaultDataConverter().ToPayload(f.customer)
 	require.NoError(f.t, err)
 	env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{tenant.HeaderKey: p}})
-	env.RegisterActivity(&activities.Activities{Store: f.st, Log: testenv.Logger(f.t), Outbound: f.guard, WebhookTimeout: 5 * time.Second})
-	env.RegisterWorkflow(workflows.WebhookDelivery)
+	worker.Register(env, worker.Activities{
+		Delivery: &delivery.Activities{Store: f.st, Log: testenv.Logger(f.t), Outbound: f.guard, WebhookTimeout: 5 * time.Second},
+	})
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 		if info.ActivityType.Name == "DeliverWebhook" && starts != nil {
 			*starts = append(*starts, env.Now())
@@ -94,11 +96,11 @@ func (f *fixture) env(starts *[]time.Time) *testsuite.TestWorkflowEnvironment {
 	return env
 }
 
-func (f *fixture) run(env *testsuite.TestWorkflowEnvironment, round int) workflows.DeliveryResult {
-	env.ExecuteWorkflow(workflows.WebhookDelivery, workflows.DeliveryInput{EventID: f.eventID, Event: "consumers.created", WebhookID: f.hookID, Round: round})
+func (f *fixture) run(env *testsuite.TestWorkflowEnvironment, round int) contract.DeliveryResult {
+	env.ExecuteWorkflow(contract.WorkflowWebhookDelivery, contract.DeliveryInput{EventID: f.eventID, Event: "consumers.created", WebhookID: f.hookID, Round: round})
 	require.True(f.t, env.IsWorkflowCompleted())
 	require.NoError(f.t, env.GetWorkflowError())
-	var res workflows.DeliveryResult
+	var res contract.DeliveryResult
 	require.NoError(f.t, env.GetWorkflowResult(&res))
 	return res
 }

@@ -6,65 +6,38 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"platform/activities"
 	"platform/kernel/tenant"
+	"platform/workflows/contract"
 )
-
-// DispatchInput names a stored event.
-type DispatchInput struct {
-	EventID string
-	Event   string // the event's name
-}
-
-// DispatchResult lists the webhooks the event went to and the pipeline
-// runs it started.
-type DispatchResult struct {
-	Webhooks []string
-	Runs     []string
-}
-
-// DispatchWorkflowID is the deterministic id of an event's dispatch: the
-// notifier and the sweeper may both start it; it runs once (a failed run
-// may be started again).
-func DispatchWorkflowID(eventID string) string { return "event-" + eventID }
-
-// EventAttributes are the search attributes of an event's dispatch.
-func EventAttributes(customer, eventID string) temporal.SearchAttributes {
-	return temporal.NewSearchAttributes(
-		temporal.NewSearchAttributeKeyKeyword(AttrCustomer).ValueSet(customer),
-		temporal.NewSearchAttributeKeyKeyword(AttrEvent).ValueSet(eventID),
-	)
-}
 
 // DispatchEvent starts one delivery workflow per matching active webhook of
 // the event's customer and one run per pipeline whose trigger selects the
 // event, then marks the event dispatched. Delivery ids are
 // deterministic, so running it again after a crash starts nothing twice.
-func DispatchEvent(ctx workflow.Context, in DispatchInput) (DispatchResult, error) {
+func DispatchEvent(ctx workflow.Context, in contract.DispatchInput) (contract.DispatchResult, error) {
 	customer, err := tenant.WorkflowCustomer(ctx)
 	if err != nil {
-		return DispatchResult{}, temporal.NewNonRetryableApplicationError("the event has no customer", "NoCustomer", err)
+		return contract.DispatchResult{}, temporal.NewNonRetryableApplicationError("the event has no customer", "NoCustomer", err)
 	}
-	var a *activities.Activities
 	lctx := localStoreOptions(ctx)
-	var targets activities.EventTargetsOutput
-	if err := workflow.ExecuteLocalActivity(lctx, a.EventTargets, activities.EventTargetsInput{EventID: in.EventID, Event: in.Event}).Get(ctx, &targets); err != nil {
-		return DispatchResult{}, err
+	var targets contract.EventTargetsOutput
+	if err := workflow.ExecuteLocalActivity(lctx, contract.ActivityEventTargets, contract.EventTargetsInput(in)).Get(ctx, &targets); err != nil {
+		return contract.DispatchResult{}, err
 	}
 	if err := startDeliveries(ctx, customer, in, targets.Webhooks); err != nil {
-		return DispatchResult{}, err
+		return contract.DispatchResult{}, err
 	}
-	var started activities.LaunchEventRunsOutput
+	var started contract.LaunchedRuns
 	// Dispatches recorded before pipeline triggers existed replay without them.
 	if workflow.GetVersion(ctx, "pipeline-triggers", workflow.DefaultVersion, 1) == 1 {
-		if err := workflow.ExecuteLocalActivity(lctx, a.LaunchEventRuns, activities.LaunchEventRunsInput{EventID: in.EventID, Event: in.Event}).Get(ctx, &started); err != nil {
-			return DispatchResult{}, err
+		if err := workflow.ExecuteLocalActivity(lctx, contract.ActivityLaunchEventRuns, contract.LaunchEventRunsInput(in)).Get(ctx, &started); err != nil {
+			return contract.DispatchResult{}, err
 		}
 	}
-	if err := workflow.ExecuteLocalActivity(lctx, a.MarkDispatched, activities.MarkDispatchedInput{EventID: in.EventID}).Get(ctx, nil); err != nil {
-		return DispatchResult{}, err
+	if err := workflow.ExecuteLocalActivity(lctx, contract.ActivityMarkDispatched, contract.MarkDispatchedInput{EventID: in.EventID}).Get(ctx, nil); err != nil {
+		return contract.DispatchResult{}, err
 	}
-	return DispatchResult{Webhooks: targets.Webhooks, Runs: started.Runs}, nil
+	return contract.DispatchResult{Webhooks: targets.Webhooks, Runs: started.Runs}, nil
 }
 
 // localStoreOptions run the dispatcher's short store calls as local
@@ -81,11 +54,11 @@ func localStoreOptions(ctx workflow.Context) workflow.Context {
 
 // startDeliveries starts the delivery children and waits until each has
 // started (or had started before: a redelivery is a no-op).
-func startDeliveries(ctx workflow.Context, customer string, in DispatchInput, hooks []string) error {
+func startDeliveries(ctx workflow.Context, customer string, in contract.DispatchInput, hooks []string) error {
 	started := make([]workflow.ChildWorkflowFuture, len(hooks))
 	for i, h := range hooks {
 		cctx := workflow.WithChildOptions(ctx, deliveryChildOptions(customer, in.EventID, h))
-		started[i] = workflow.ExecuteChildWorkflow(cctx, WebhookDelivery, DeliveryInput{EventID: in.EventID, Event: in.Event, WebhookID: h})
+		started[i] = workflow.ExecuteChildWorkflow(cctx, contract.WorkflowWebhookDelivery, contract.DeliveryInput{EventID: in.EventID, Event: in.Event, WebhookID: h})
 	}
 	for _, f := range started {
 		if err := f.GetChildWorkflowExecution().Get(ctx, nil); err != nil && !temporal.IsWorkflowExecutionAlreadyStartedError(err) {

@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"platform/activities"
+	"platform/workflows/contract"
 )
 
 // A platform fault inside an activity (here a store that cannot be
@@ -22,26 +22,26 @@ func TestPlatformFaultsReachRunRecordsAsNeutralText(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		fault error
-		want  activities.StepError
+		want  contract.StepError
 	}{
 		{"plain Go error", errors.New("dial tcp 10.1.2.3:27017: connect: connection refused"),
-			activities.StepError{Kind: "internal", Message: internalError}},
-		{"described error", temporal.NewNonRetryableApplicationError("pipeline p does not exist", activities.ErrTypePipelineNotFound, nil),
-			activities.StepError{Kind: "error", Message: "pipeline p does not exist"}},
+			contract.StepError{Kind: "internal", Message: internalError}},
+		{"described error", temporal.NewNonRetryableApplicationError("pipeline p does not exist", contract.ErrTypePipelineNotFound, nil),
+			contract.StepError{Kind: "error", Message: "pipeline p does not exist"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var s testsuite.WorkflowTestSuite
 			env := s.NewTestWorkflowEnvironment()
 			fail := func(context.Context) error { return c.fault }
 			env.RegisterActivityWithOptions(fail, activityName("Fail"))
-			env.ExecuteWorkflow(func(ctx workflow.Context) (activities.StepError, error) {
+			env.ExecuteWorkflow(func(ctx workflow.Context) (contract.StepError, error) {
 				ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Second,
 					RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}})
 				err := workflow.ExecuteActivity(ctx, "Fail").Get(ctx, nil)
 				return *errorOf(ctx, err), nil
 			})
 			require.NoError(t, env.GetWorkflowError())
-			var got activities.StepError
+			var got contract.StepError
 			require.NoError(t, env.GetWorkflowResult(&got))
 			require.Equal(t, c.want, got)
 		})

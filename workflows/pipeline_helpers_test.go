@@ -24,7 +24,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"platform/activities"
+	"platform/activities/pipelines"
 	"platform/app"
 	"platform/kernel/outbound"
 	"platform/kernel/resource"
@@ -36,7 +36,8 @@ import (
 	"platform/modules/config/credentials"
 	"platform/sandbox"
 	"platform/test/testenv"
-	"platform/workflows"
+	"platform/worker"
+	"platform/workflows/contract"
 )
 
 // The sandbox pool is shared by the package's tests (its children are this
@@ -81,7 +82,7 @@ type pipeFixture struct {
 	customer string
 	app      *app.App
 	records  *resource.Records
-	acts     *activities.Activities
+	acts     *pipelines.Activities
 }
 
 func newPipeFixture(t *testing.T) *pipeFixture {
@@ -116,8 +117,8 @@ func newFixtureOn(t *testing.T, st store.Store, customer string) *pipeFixture {
 	guard, err := outbound.New([]string{"127.0.0.1"})
 	require.NoError(t, err)
 	f := &pipeFixture{t: t, st: st, customer: customer, ctx: tenant.WithCustomer(context.Background(), customer)}
-	f.acts = &activities.Activities{
-		Store: st, Log: testenv.Logger(t), Outbound: guard, WebhookTimeout: 5 * time.Second,
+	f.acts = &pipelines.Activities{
+		Store: st, Log: testenv.Logger(t), Outbound: guard,
 		Sandbox: sharedSandbox(t),
 	}
 	return f
@@ -136,8 +137,7 @@ func (f *pipeFixture) newEnv() *testsuite.TestWorkflowEnvironment {
 	p, err := converter.GetDefaultDataConverter().ToPayload(f.customer)
 	require.NoError(f.t, err)
 	env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{tenant.HeaderKey: p}})
-	env.RegisterActivity(f.acts)
-	env.RegisterWorkflow(workflows.PipelineRun)
+	worker.Register(env, worker.Activities{Pipelines: f.acts})
 	return env
 }
 
@@ -165,7 +165,7 @@ func (f *pipeFixture) storePipeline(id, def string, validate bool) {
 		}
 		require.Empty(f.t, problems)
 	}
-	norm, err := d.ToDoc()
+	norm, err := pipeline.ToDoc(d)
 	require.NoError(f.t, err)
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	require.NoError(f.t, f.st.Collection(runs.Pipelines).Insert(f.ctx, store.Doc{
@@ -184,7 +184,7 @@ func (f *pipeFixture) function(code string) string {
 	id := store.NewID()
 	require.NoError(f.t, f.st.Collection(runs.Functions).Insert(f.ctx, store.Doc{"_id": id, "name": "fn-" + id[18:], "deployedVersion": int64(1)}))
 	require.NoError(f.t, f.st.Collection(runs.FunctionVersions).Insert(f.ctx, store.Doc{
-		"_id": activities.FunctionVersionID(id, 1), "function": id, "version": int64(1), "code": code, "timeoutMs": int64(10_000),
+		"_id": runs.FunctionVersionID(id, 1), "function": id, "version": int64(1), "code": code, "timeoutMs": int64(10_000),
 	}))
 	return id
 }
@@ -197,17 +197,17 @@ func (f *pipeFixture) start(env *testsuite.TestWorkflowEnvironment, pipelineID s
 	if data == nil {
 		data = map[string]any{}
 	}
-	f.execute(env, runs.Input{
+	f.execute(env, contract.RunInput{
 		RunID: runID, Pipeline: pipelineID, TriggeredBy: runs.ByManual,
-		Event: runs.Event{Name: "manual", Timestamp: env.Now().UTC().Truncate(time.Millisecond), Data: data},
+		Event: contract.Event{Name: "manual", Timestamp: env.Now().UTC().Truncate(time.Millisecond), Data: data},
 	})
 	return runID
 }
 
-func (f *pipeFixture) execute(env *testsuite.TestWorkflowEnvironment, in runs.Input) {
+func (f *pipeFixture) execute(env *testsuite.TestWorkflowEnvironment, in contract.RunInput) {
 	f.t.Helper()
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: in.RunID, TaskQueue: "pipelines"})
-	env.ExecuteWorkflow(workflows.PipelineRun, in)
+	env.ExecuteWorkflow(contract.WorkflowPipelineRun, in)
 	require.True(f.t, env.IsWorkflowCompleted())
 }
 
@@ -215,7 +215,7 @@ func (f *pipeFixture) execute(env *testsuite.TestWorkflowEnvironment, in runs.In
 func succeeded(t *testing.T, env *testsuite.TestWorkflowEnvironment) any {
 	t.Helper()
 	require.NoError(t, env.GetWorkflowError())
-	var res workflows.RunResult
+	var res contract.RunResult
 	require.NoError(t, env.GetWorkflowResult(&res))
 	require.Equal(t, runs.StatusSuccess, res.Status)
 	return res.Output
@@ -223,15 +223,15 @@ func succeeded(t *testing.T, env *testsuite.TestWorkflowEnvironment) any {
 
 // failed asserts the run failed as a failed run (not a platform fault)
 // and returns the StepError the workflow failed with.
-func failed(t *testing.T, env *testsuite.TestWorkflowEnvironment) activities.StepError {
+func failed(t *testing.T, env *testsuite.TestWorkflowEnvironment) contract.StepError {
 	t.Helper()
 	err := env.GetWorkflowError()
 	require.Error(t, err)
 	var app *temporal.ApplicationError
 	require.True(t, errors.As(err, &app), "want an application error, got %v", err)
-	require.Equal(t, workflows.ErrTypeRunFailed, app.Type())
+	require.Equal(t, contract.ErrTypeRunFailed, app.Type())
 	require.True(t, app.NonRetryable())
-	var d activities.StepError
+	var d contract.StepError
 	require.NoError(t, app.Details(&d))
 	return d
 }
@@ -318,7 +318,7 @@ func (e *checkEnv) EventPattern(string) string { return "" }
 func (e *checkEnv) Trigger(context.Context, string) (string, error) { return "", nil }
 
 func (e *checkEnv) Function(ctx context.Context, id string) (string, error) {
-	if _, err := activities.LoadDeployedFunction(ctx, e.f.st, id); err != nil {
+	if _, err := runs.DeployedFunction(ctx, e.f.st, id); err != nil {
 		return err.Error(), nil
 	}
 	return "", nil
@@ -336,14 +336,14 @@ func (e *checkEnv) SubPipelines(ctx context.Context, id string) ([]string, bool,
 	if err != nil {
 		return nil, true, nil
 	}
-	return d.SubPipelineRefs(), true, nil
+	return pipeline.SubPipelineRefs(d), true, nil
 }
 
 func (e *checkEnv) Collection(_ context.Context, coll, op string) (string, error) {
 	if e.f.records == nil {
 		return "db steps need the API: use newPipeFixture", nil
 	}
-	if _, err := e.f.records.Resource(coll, op != pipeline.OpRead); err != nil {
+	if _, err := e.f.records.Resource(coll, op != contract.OpRead); err != nil {
 		return err.Error(), nil
 	}
 	return "", nil
@@ -351,7 +351,7 @@ func (e *checkEnv) Collection(_ context.Context, coll, op string) (string, error
 
 func (e *checkEnv) Compile(ctx context.Context, lang, code string) (*pipeline.CodeError, error) {
 	kind := sandbox.KindJSONata
-	if lang == pipeline.LangJavaScript {
+	if lang == contract.LangJavaScript {
 		kind = sandbox.KindJSExpression
 	}
 	se, err := sharedSandbox(e.f.t).Compile(ctx, kind, code)

@@ -26,7 +26,7 @@ import (
 	"platform/modules/automation/pipeline"
 	"platform/modules/automation/runs"
 	"platform/test/testenv"
-	"platform/workflows"
+	"platform/workflows/contract"
 )
 
 // Pipeline runs in the time-skipping environment, with the real activities
@@ -401,7 +401,7 @@ func TestPipelineSubPipeline(t *testing.T) {
 	rec := f.record(runID)
 	requireFinished(t, rec, runs.StatusSuccess)
 	require.Equal(t, []string{"prep", "call", "after"}, stepIDs(t, rec))
-	childRun := runs.DerivedID("subpipeline", runID, "call", "1")
+	childRun := contract.DerivedID("subpipeline", runID, "call", "1")
 	call := step(t, rec, "call")
 	require.Equal(t, map[string]any{"pipeline": child, "run": childRun, "input": map[string]any{"n": 5.0, "note": "from acme"}}, call["input"])
 	require.Equal(t, map[string]any{"doubled": 10.0, "note": "from acme", "event": "subPipeline"}, call["output"])
@@ -430,7 +430,7 @@ func TestPipelineSubPipelineDepthLimit(t *testing.T) {
 	f := newPipeFixture(t)
 	// p[0] calls p[1] ... calls p[MaxDepth+1], a plain transform: the run
 	// of p[MaxDepth] (depth MaxDepth) may not start another.
-	ids := make([]string, pipeline.MaxDepth+2)
+	ids := make([]string, contract.MaxDepth+2)
 	ids[len(ids)-1] = f.pipeline(`{"name": "leaf", "steps": [{"id": "leaf", "type": "transform", "expression": "\"leaf\""}]}`)
 	for i := len(ids) - 2; i >= 0; i-- {
 		ids[i] = f.pipeline(fmt.Sprintf(`{"name": "level %d", "steps": [{"id": "call", "type": "subPipeline", "pipeline": %q}]}`, i, ids[i+1]))
@@ -439,28 +439,28 @@ func TestPipelineSubPipelineDepthLimit(t *testing.T) {
 	runID := f.start(env, ids[0], map[string]any{"x": 1})
 	e := failed(t, env)
 	require.Equal(t, "subpipeline", e.Kind)
-	require.Contains(t, e.Message, fmt.Sprintf("nest at most %d deep", pipeline.MaxDepth))
+	require.Contains(t, e.Message, fmt.Sprintf("nest at most %d deep", contract.MaxDepth))
 
 	run := runID
-	for depth := 0; depth <= pipeline.MaxDepth; depth++ {
+	for depth := 0; depth <= contract.MaxDepth; depth++ {
 		rec := f.record(run)
 		requireFinished(t, rec, runs.StatusFailed)
 		require.EqualValues(t, depth, rec["depth"])
 		require.Equal(t, ids[depth], rec["pipeline"])
 		require.Equal(t, "call", rec["failedStep"])
 		kind := docOf(t, rec["error"])["kind"]
-		if depth == pipeline.MaxDepth {
+		if depth == contract.MaxDepth {
 			require.Equal(t, "depth", kind)
 		} else {
 			require.Equal(t, "subpipeline", kind)
 		}
-		next := runs.DerivedID("subpipeline", run, "call", "0")
+		next := contract.DerivedID("subpipeline", run, "call", "0")
 		require.Equal(t, next, docOf(t, step(t, rec, "call")["input"])["run"])
 		run = next
 	}
 	n, err := f.st.Collection(runs.Runs).Count(f.ctx, nil)
 	require.NoError(t, err)
-	require.EqualValues(t, pipeline.MaxDepth+1, n, "no run of the leaf")
+	require.EqualValues(t, contract.MaxDepth+1, n, "no run of the leaf")
 }
 
 func TestPipelineFunction(t *testing.T) {
@@ -607,7 +607,7 @@ func TestPipelineFlow(t *testing.T) {
 		require.Equal(t, "step_limit", e.Kind)
 		rec := f.record(runID)
 		requireFinished(t, rec, runs.StatusFailed)
-		require.Len(t, steps(t, rec), pipeline.MaxExecutedSteps)
+		require.Len(t, steps(t, rec), contract.MaxExecutedSteps)
 		require.Equal(t, "step_limit", docOf(t, rec["error"])["kind"])
 		require.NotContains(t, rec, "failedStep", "no one step failed")
 	})
@@ -700,14 +700,14 @@ func TestPipelineCancel(t *testing.T) {
 // would be started, and the test runs it in the env.
 type recordingStarter struct {
 	mu     sync.Mutex
-	starts []runs.Input
+	starts []contract.RunInput
 	attrs  []map[string]string
 }
 
-func (s *recordingStarter) StartOnce(_ context.Context, _ string, attrs map[string]string, _ any, input any) (bool, error) {
+func (s *recordingStarter) StartOnce(_ context.Context, _ string, attrs map[string]string, _ string, input any) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.starts = append(s.starts, input.(runs.Input))
+	s.starts = append(s.starts, input.(contract.RunInput))
 	s.attrs = append(s.attrs, attrs)
 	return true, nil
 }
@@ -731,8 +731,8 @@ func TestPipelineRunRecord(t *testing.T) {
 	eventID := store.NewID()
 	ts := time.Now().UTC().Truncate(time.Millisecond)
 	runID, err := l.Launch(f.ctx, runs.Launch{
-		RunID: runs.DerivedID("event", eventID, id), Pipeline: p, TriggeredBy: runs.ByEvent,
-		Event: runs.Event{ID: eventID, Name: "consumers.created", Timestamp: ts, Data: map[string]any{"first_name": "ada", "vip": true}},
+		RunID: contract.DerivedID("event", eventID, id), Pipeline: p, TriggeredBy: runs.ByEvent,
+		Event: contract.Event{ID: eventID, Name: "consumers.created", Timestamp: ts, Data: map[string]any{"first_name": "ada", "vip": true}},
 	})
 	require.NoError(t, err)
 	rec := f.record(runID)
@@ -740,8 +740,8 @@ func TestPipelineRunRecord(t *testing.T) {
 	require.Len(t, starter.starts, 1)
 	require.Equal(t, runs.Attrs(f.customer, id), starter.attrs[0])
 	in := starter.starts[0]
-	require.Equal(t, runs.Input{RunID: runID, Pipeline: id, Version: 1, TriggeredBy: runs.ByEvent,
-		Event: runs.Event{ID: eventID, Name: "consumers.created", Timestamp: ts, Data: map[string]any{"first_name": "ada", "vip": true}}}, in)
+	require.Equal(t, contract.RunInput{RunID: runID, Pipeline: id, Version: 1, TriggeredBy: runs.ByEvent,
+		Event: contract.Event{ID: eventID, Name: "consumers.created", Timestamp: ts, Data: map[string]any{"first_name": "ada", "vip": true}}}, in)
 
 	env := f.newEnv()
 	f.execute(env, in)
@@ -790,8 +790,8 @@ func TestPipelineRunRecord(t *testing.T) {
 	}{{1, 1, map[string]any{"waitedMs": 60000.0}}, {0, 2, "v2"}} {
 		env := f.newEnv()
 		run := store.NewID()
-		f.execute(env, runs.Input{RunID: run, Pipeline: id, Version: c.version, TriggeredBy: runs.ByManual,
-			Event: runs.Event{Name: "manual", Timestamp: ts, Data: map[string]any{"first_name": "bo", "vip": true}}})
+		f.execute(env, contract.RunInput{RunID: run, Pipeline: id, Version: c.version, TriggeredBy: runs.ByManual,
+			Event: contract.Event{Name: "manual", Timestamp: ts, Data: map[string]any{"first_name": "bo", "vip": true}}})
 		require.Equal(t, c.want, jsonOf(t, succeeded(t, env)), "version %d", c.version)
 		rec := f.record(run)
 		requireFinished(t, rec, runs.StatusSuccess)
@@ -808,7 +808,7 @@ func TestPipelineMissingVersion(t *testing.T) {
 	starter := &recordingStarter{}
 	l := &runs.Launcher{Store: f.st, Starter: starter}
 	runID, err := l.Launch(f.ctx, runs.Launch{Pipeline: store.Doc{"_id": pid, "name": "gone", "version": int64(3)}, TriggeredBy: runs.ByManual,
-		Event: runs.Event{Name: "manual", Timestamp: time.Now().UTC(), Data: map[string]any{}}})
+		Event: contract.Event{Name: "manual", Timestamp: time.Now().UTC(), Data: map[string]any{}}})
 	require.NoError(t, err)
 	env := f.newEnv()
 	f.execute(env, starter.starts[0])
@@ -862,7 +862,7 @@ func TestRecordHistoriesPipeline(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(p.Ctx(), time.Minute)
 	defer cancel()
-	var res workflows.RunResult
+	var res contract.RunResult
 	require.NoError(t, p.Temporal.GetWorkflow(ctx, runID, "").Get(ctx, &res))
 	require.Equal(t, runs.StatusSuccess, res.Status)
 	rec, err := p.Store.Collection(runs.Runs).Get(p.Ctx(), runID)
@@ -876,7 +876,7 @@ func TestRecordHistoriesPipeline(t *testing.T) {
 	require.NotContains(t, string(raw), recordedSecret)
 
 	writeHistory(ctx, t, p.Temporal, runID, filepath.Join("testdata", "pipeline_run.json"))
-	writeHistory(ctx, t, p.Temporal, runs.DerivedID("subpipeline", runID, "child", "4"), filepath.Join("testdata", "pipeline_child.json"))
+	writeHistory(ctx, t, p.Temporal, contract.DerivedID("subpipeline", runID, "child", "4"), filepath.Join("testdata", "pipeline_child.json"))
 }
 
 // recordedSecret is the credential value of the recorded pipeline run.

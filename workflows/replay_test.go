@@ -16,7 +16,7 @@ import (
 	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/worker"
+	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"platform/kernel/settings"
@@ -25,7 +25,8 @@ import (
 	"platform/kernel/tenant"
 	"platform/modules/automation/webhook"
 	"platform/test/testenv"
-	"platform/workflows"
+	"platform/worker"
+	"platform/workflows/contract"
 )
 
 // TestReplayRecordedHistories replays histories recorded from real runs
@@ -38,13 +39,11 @@ func TestReplayRecordedHistories(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
-	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{
+	r, err := sdkworker.NewWorkflowReplayerWithOptions(sdkworker.WorkflowReplayerOptions{
 		ContextPropagators: []workflow.ContextPropagator{tenant.Propagator{}},
 	})
 	require.NoError(t, err)
-	r.RegisterWorkflow(workflows.DispatchEvent)
-	r.RegisterWorkflow(workflows.WebhookDelivery)
-	r.RegisterWorkflow(workflows.PipelineRun)
+	worker.RegisterWorkflows(r)
 	for _, f := range files {
 		require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(log.NewStructuredLogger(testenv.Logger(t)), f), f)
 	}
@@ -73,15 +72,15 @@ func TestRecordHistories(t *testing.T) {
 	require.NoError(t, p.Store.Collection(webhook.RetriesCollection).Insert(p.Ctx(), store.Doc{
 		"_id": webhook.RetryRecordID(webhook.DeliveryID(eventID, hookID)), "event": eventID, "webhook": hookID,
 		"status": webhook.StatusRetrying, "round": int64(1)}))
-	retryID := workflows.DeliveryWorkflowID(eventID, hookID, 1)
+	retryID := contract.DeliveryWorkflowID(eventID, hookID, 1)
 	st := &temporalx.Starter{Client: p.Temporal, TaskQueue: p.TaskQueue}
-	_, err := st.Once(p.Ctx(), temporalx.Start{ID: retryID, Workflow: workflows.WebhookDelivery,
-		Input: workflows.DeliveryInput{EventID: eventID, Event: "consumers.created", WebhookID: hookID, Round: 1}})
+	_, err := st.Once(p.Ctx(), temporalx.Start{ID: retryID, Workflow: contract.WorkflowWebhookDelivery,
+		Input: contract.DeliveryInput{EventID: eventID, Event: "consumers.created", WebhookID: hookID, Round: 1}})
 	require.NoError(t, err)
 	require.NoError(t, p.Temporal.GetWorkflow(ctx, retryID, "").Get(ctx, nil))
 
 	for name, id := range map[string]string{
-		"dispatch": workflows.DispatchWorkflowID(eventID), "delivery": workflows.DeliveryWorkflowID(eventID, hookID, 0), "delivery_retry": retryID,
+		"dispatch": contract.DispatchWorkflowID(eventID), "delivery": contract.DeliveryWorkflowID(eventID, hookID, 0), "delivery_retry": retryID,
 	} {
 		writeHistory(ctx, t, p.Temporal, id, filepath.Join("testdata", name+".json"))
 	}
@@ -99,8 +98,8 @@ func awaitDelivery(ctx context.Context, t *testing.T, p *testenv.Platform, hookI
 		eventID, _, _ = strings.Cut(docs[0]["delivery"].(string), "-")
 		return true
 	}, 30*time.Second, 100*time.Millisecond)
-	require.NoError(t, p.Temporal.GetWorkflow(ctx, workflows.DispatchWorkflowID(eventID), "").Get(ctx, nil))
-	require.NoError(t, p.Temporal.GetWorkflow(ctx, workflows.DeliveryWorkflowID(eventID, hookID, 0), "").Get(ctx, nil))
+	require.NoError(t, p.Temporal.GetWorkflow(ctx, contract.DispatchWorkflowID(eventID), "").Get(ctx, nil))
+	require.NoError(t, p.Temporal.GetWorkflow(ctx, contract.DeliveryWorkflowID(eventID, hookID, 0), "").Get(ctx, nil))
 	return eventID
 }
 

@@ -6,17 +6,16 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"platform/activities"
 	"platform/kernel/tenant"
-	"platform/modules/automation/runs"
+	"platform/workflows/contract"
 )
 
 // FireTrigger starts a run of every active pipeline using the trigger. A
 // cron trigger's Temporal schedule starts it at each tick (its workflow id
 // is unique per tick, so the runs of one tick start once across replicas).
-func FireTrigger(ctx workflow.Context, in runs.FireInput) (activities.LaunchEventRunsOutput, error) {
+func FireTrigger(ctx workflow.Context, in contract.FireInput) (contract.LaunchedRuns, error) {
 	if _, err := tenant.WorkflowCustomer(ctx); err != nil {
-		return activities.LaunchEventRunsOutput{}, temporal.NewNonRetryableApplicationError("the trigger has no customer", "NoCustomer", err)
+		return contract.LaunchedRuns{}, temporal.NewNonRetryableApplicationError("the trigger has no customer", "NoCustomer", err)
 	}
 	if in.Event.Timestamp.IsZero() {
 		in.Event.Timestamp = workflow.Now(ctx).UTC()
@@ -24,13 +23,12 @@ func FireTrigger(ctx workflow.Context, in runs.FireInput) (activities.LaunchEven
 	if in.Event.Data == nil {
 		in.Event.Data = map[string]any{}
 	}
-	var a *activities.Activities
-	var out activities.LaunchEventRunsOutput
+	var out contract.LaunchedRuns
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
 	})
-	err := workflow.ExecuteLocalActivity(lctx, a.LaunchTriggerRuns, activities.LaunchTriggerRunsInput{
+	err := workflow.ExecuteLocalActivity(lctx, contract.ActivityLaunchTriggerRuns, contract.LaunchTriggerRunsInput{
 		Trigger: in.Trigger, Pipeline: in.Pipeline, TriggeredBy: in.TriggeredBy, FiringID: workflow.GetInfo(ctx).WorkflowExecution.ID, Event: in.Event,
 	}).Get(ctx, &out)
 	return out, err

@@ -18,7 +18,7 @@ import (
 	"platform/kernel/store/mongostore"
 	"platform/kernel/temporalx"
 	"platform/kernel/tenant"
-	"platform/workflows"
+	"platform/workflows/contract"
 )
 
 // openAdminStore opens the store of a platform that is not running (or one
@@ -132,11 +132,11 @@ func runCheck(args []string) error {
 	defer tc.Close()
 	run, err := tc.ExecuteWorkflow(tenant.WithCustomer(ctx, custID), client.StartWorkflowOptions{
 		ID: "selfcheck-" + store.NewID(), TaskQueue: cfg.TaskQueue,
-	}, workflows.SelfCheck, workflows.SelfCheckInput{Marker: store.NewID()})
+	}, contract.WorkflowSelfCheck, contract.SelfCheckInput{Marker: store.NewID()})
 	if err != nil {
 		return err
 	}
-	var res workflows.SelfCheckResult
+	var res contract.SelfCheckResult
 	if err := run.Get(ctx, &res); err != nil {
 		return fmt.Errorf("self-check workflow %s: %w", run.GetID(), err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"platform/cmd/platform/embedded"
 	"platform/kernel/settings"
-	"platform/workflows"
+	"platform/workflows/contract"
 )
 
 // embeddedServers are the in-process servers of the embedded defaults.
@@ -82,13 +82,13 @@ func uiURL(port int) string {
 	return "http://localhost:" + itoa(port)
 }
 
+// searchAttributes are the contract's search attributes, all keywords.
 func searchAttributes() map[string]enums.IndexedValueType {
-	return map[string]enums.IndexedValueType{
-		workflows.AttrCustomer: enums.INDEXED_VALUE_TYPE_KEYWORD,
-		workflows.AttrPipeline: enums.INDEXED_VALUE_TYPE_KEYWORD,
-		workflows.AttrWebhook:  enums.INDEXED_VALUE_TYPE_KEYWORD,
-		workflows.AttrEvent:    enums.INDEXED_VALUE_TYPE_KEYWORD,
+	attrs := map[string]enums.IndexedValueType{}
+	for _, name := range contract.SearchAttributes {
+		attrs[name] = enums.INDEXED_VALUE_TYPE_KEYWORD
 	}
+	return attrs
 }
 
 func (e *embeddedServers) stop() {

@@ -21,7 +21,7 @@ type EventRecorder interface {
 // already runs or ran is not started again (started=false, no error), so
 // an action that hands work to the worker can be retried safely.
 type WorkflowStarter interface {
-	StartOnce(ctx context.Context, id string, attrs map[string]string, workflow any, input any) (started bool, err error)
+	StartOnce(ctx context.Context, id string, attrs map[string]string, workflow string, input any) (started bool, err error)
 }
 
 // Service reads and writes the records of declared resources for every

@@ -19,7 +19,7 @@ type Starter struct {
 // Start describes one workflow start.
 type Start struct {
 	ID       string
-	Workflow any // function or type name
+	Workflow string // the registered name (package workflows/contract)
 	Input    any
 	Attrs    temporal.SearchAttributes
 	// RerunFailed lets a run with the id that failed, timed out or was
@@ -49,7 +49,7 @@ func (s *Starter) Once(ctx context.Context, st Start) (started bool, err error) 
 }
 
 // StartOnce implements resource.WorkflowStarter: keyword search attributes by name.
-func (s *Starter) StartOnce(ctx context.Context, id string, attrs map[string]string, workflow any, input any) (bool, error) {
+func (s *Starter) StartOnce(ctx context.Context, id string, attrs map[string]string, workflow string, input any) (bool, error) {
 	var updates []temporal.SearchAttributeUpdate
 	for k, v := range attrs {
 		updates = append(updates, temporal.NewSearchAttributeKeyKeyword(k).ValueSet(v))

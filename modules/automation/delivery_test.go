@@ -21,7 +21,7 @@ import (
 	"platform/modules/automation/dispatch"
 	"platform/modules/automation/webhook"
 	"platform/test/testenv"
-	"platform/workflows"
+	"platform/workflows/contract"
 )
 
 // hookSpec is a webhook the test creates, by receiver path.
@@ -198,10 +198,10 @@ func checkDeliveryIDs(t *testing.T, p *testenv.Platform, hookID string, r receiv
 	eventID, wh, ok := strings.Cut(did, "-")
 	require.True(t, ok)
 	require.Equal(t, hookID, wh)
-	desc, err := p.Temporal.DescribeWorkflowExecution(context.Background(), workflows.DeliveryWorkflowID(eventID, hookID, 0), "")
+	desc, err := p.Temporal.DescribeWorkflowExecution(context.Background(), contract.DeliveryWorkflowID(eventID, hookID, 0), "")
 	require.NoError(t, err)
 	attrs := desc.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields()
-	for name, want := range map[string]string{workflows.AttrCustomer: p.Customer.ID, workflows.AttrWebhook: hookID, workflows.AttrEvent: eventID} {
+	for name, want := range map[string]string{contract.AttrCustomer: p.Customer.ID, contract.AttrWebhook: hookID, contract.AttrEvent: eventID} {
 		var got string
 		require.NoError(t, converter.GetDefaultDataConverter().FromPayload(attrs[name], &got), name)
 		require.Equal(t, want, got, name)
@@ -231,8 +231,8 @@ func checkNoRedispatch(t *testing.T, p *testenv.Platform, rc *receiver, r receiv
 	started, err := dispatch.Start(context.Background(), st, p.Customer.ID, eventID, "consumers.created")
 	require.NoError(t, err)
 	require.False(t, started, "the dispatch ran already")
-	started, err = st.Once(p.Ctx(), temporalx.Start{ID: workflows.DeliveryWorkflowID(eventID, hookID, 0), Workflow: workflows.WebhookDelivery,
-		Input: workflows.DeliveryInput{EventID: eventID, Event: "consumers.created", WebhookID: hookID}})
+	started, err = st.Once(p.Ctx(), temporalx.Start{ID: contract.DeliveryWorkflowID(eventID, hookID, 0), Workflow: contract.WorkflowWebhookDelivery,
+		Input: contract.DeliveryInput{EventID: eventID, Event: "consumers.created", WebhookID: hookID}})
 	require.NoError(t, err)
 	require.False(t, started, "the delivery ran already")
 	n, err := (&dispatch.Sweeper{Store: p.Store, Starter: st, Log: p.Log, Grace: time.Nanosecond}).Sweep(context.Background())

@@ -5,7 +5,6 @@ import (
 
 	"platform/kernel/resource"
 
-	"platform/activities"
 	"platform/api"
 	"platform/kernel/store"
 	"platform/modules/automation/runs"
@@ -36,7 +35,12 @@ type Deps struct {
 	// HookLimiter limits the calls of each incoming-webhook URL.
 	HookLimiter api.Limiter
 	// Vault seals webhook secrets; nil without a master key.
-	Vault activities.Sealer
+	Vault Sealer
+}
+
+// Sealer seals the secrets of one record of a customer (credentials.Vault).
+type Sealer interface {
+	Seal(customer, recordID string, plain map[string]any) (store.Doc, error)
 }
 
 // CodeRunner runs and checks user code in the sandbox.

@@ -7,10 +7,8 @@ import (
 	"math"
 	"time"
 
-	"platform/kernel/resource"
-
-	"platform/activities"
 	"platform/kernel/query"
+	"platform/kernel/resource"
 	"platform/kernel/store"
 	"platform/modules/automation/runs"
 	"platform/sandbox"
@@ -90,7 +88,7 @@ func deployFunction(ctx context.Context, d Deps, call *resource.ActionCall) (*re
 	}
 	version := int(store.Int(call.Record["deployedVersion"])) + 1
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	if _, err := call.Service.Store.Collection(runs.FunctionVersions).Upsert(ctx, activities.FunctionVersionID(call.ID, version), store.Update{Set: store.Doc{
+	if _, err := call.Service.Store.Collection(runs.FunctionVersions).Upsert(ctx, runs.FunctionVersionID(call.ID, version), store.Update{Set: store.Doc{
 		"function": call.ID, "version": int64(version), "code": code, "timeoutMs": call.Record["timeoutMs"], "deployedAt": now,
 	}}); err != nil {
 		return nil, err
@@ -118,7 +116,7 @@ func invokeFunction(ctx context.Context, d Deps, call *resource.ActionCall) (*re
 	if v == 0 {
 		return nil, resource.Conflict("deployedVersion", "the function has not been deployed; deploy it first")
 	}
-	fn, err := activities.LoadFunctionVersion(ctx, call.Service.Store, call.ID, v)
+	fn, err := runs.LoadFunctionVersion(ctx, call.Service.Store, call.ID, v)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"platform/kernel/store"
 	"platform/kernel/tenant"
 	"platform/modules/automation/runs"
+	"platform/workflows/contract"
 )
 
 // hookRoutes serves the public URLs of webhook triggers:
@@ -47,7 +48,7 @@ func receiveHook(d Deps, req *api.Request) (*api.Response, error) {
 		return nil, hookNotFound()
 	}
 	hash := tokenHash(token)
-	ix, err := d.Store.Global(HookTokens).Get(req.Ctx, runs.DerivedID(hash))
+	ix, err := d.Store.Global(HookTokens).Get(req.Ctx, contract.DerivedID(hash))
 	if errors.Is(err, store.ErrNotFound) || (err == nil && ix["trigger"] != id) {
 		return nil, hookNotFound()
 	}
@@ -78,10 +79,10 @@ func receiveHook(d Deps, req *api.Request) (*api.Response, error) {
 		return nil, unavailable("starting runs")
 	}
 	firing := "webhook-" + store.NewID()
-	in := runs.FireInput{Trigger: id, TriggeredBy: runs.ByWebhook, Event: runs.Event{
+	in := contract.FireInput{Trigger: id, TriggeredBy: runs.ByWebhook, Event: contract.Event{
 		Name: "webhook", Timestamp: time.Now().UTC().Truncate(time.Millisecond), Data: body,
 	}}
-	if _, err := d.Starter.StartOnce(ctx, firing, map[string]string{runs.AttrCustomer: cust}, runs.FireWorkflow, in); err != nil {
+	if _, err := d.Starter.StartOnce(ctx, firing, map[string]string{contract.AttrCustomer: cust}, contract.WorkflowFireTrigger, in); err != nil {
 		return nil, resource.Unavailable("the call could not be accepted; try again").WithCause(err)
 	}
 	return &api.Response{Status: http.StatusAccepted, Payload: map[string]any{"accepted": true, "firing": firing, "trigger": id}}, nil

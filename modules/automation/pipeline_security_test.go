@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -45,7 +44,9 @@ func TestHTTPStepRefusesInternalTargets(t *testing.T) {
 
 // TestHostileTransformDoesNotStopOtherRuns: a run whose transform never
 // ends fails with a clean time-out, and the worker completes other runs
-// meanwhile.
+// meanwhile: while an endless transform holds a worker slot and a sandbox
+// child, another customer's runs complete. (The customer's own runs would
+// wait for its one sandbox child by design: sandbox.PoolOptions.PerTenant.)
 func TestHostileTransformDoesNotStopOtherRuns(t *testing.T) {
 	t.Parallel()
 	p := testenv.NewPlatform(t, testenv.Options{Worker: true})
@@ -58,25 +59,8 @@ func TestHostileTransformDoesNotStopOtherRuns(t *testing.T) {
 	}
 	var ids []string
 	for _, h := range hostile {
-		r := p.Do("POST", "/automation/pipelines", tok, newPipeline("hostile-"+h["id"].(string), h))
-		require.Equal(t, 201, r.Status, "%s", r.Body)
-		ids = append(ids, runOf(t, p.Do("POST", "/automation/pipelines/"+r.Payload()["_id"].(string)+"/actions/run", tok, nil)))
+		ids = append(ids, startPipeline(t, p, tok, newPipeline("hostile-"+h["id"].(string), h)))
 	}
-	r := p.Do("POST", "/automation/pipelines", tok, newPipeline("benign", transformStep("t", `"fine"`)))
-	require.Equal(t, 201, r.Status)
-	benign := r.Payload()["_id"].(string)
-	start := time.Now()
-	var wg sync.WaitGroup
-	for i := 0; i < 4; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run := waitRun(t, p, tok, runOf(t, p.Do("POST", "/automation/pipelines/"+benign+"/actions/run", tok, nil)))
-			require.Equal(t, "success", run["status"])
-		}()
-	}
-	wg.Wait()
-	t.Logf("4 benign runs completed in %s while 4 hostile ones ran", time.Since(start))
 	for i, id := range ids {
 		run := waitRun(t, p, tok, id)
 		require.Equal(t, "failed", run["status"], hostile[i]["id"])
@@ -85,6 +69,61 @@ func TestHostileTransformDoesNotStopOtherRuns(t *testing.T) {
 		step := run["steps"].([]any)[0].(map[string]any)
 		require.Less(t, step["duration"].(float64), 5000.0, "ended within its limit plus a margin: %v", step)
 	}
+
+	// An endless transform (30 s, the longest a transform may ask for)
+	// after a quick first step: once that step is in the run record, the
+	// interpreter has moved on to the endless one.
+	endless := startPipeline(t, p, tok, newPipeline("endless", transformStep("mark", "1"), map[string]any{
+		"id": "forever", "type": "transform", "language": "javascript", "expression": "(() => { while (true) {} })()", "timeoutMs": 30_000,
+	}))
+	waitSteps(t, p, tok, endless, 1)
+	other, user := p.OtherCustomer("bystander")
+	otok := p.TokenFor(other.ID, user.ID, "automation.*")
+	r := p.Do("POST", "/automation/pipelines", otok, newPipeline("benign", transformStep("t", `"fine"`)))
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	benign := r.Payload()["_id"].(string)
+	start := time.Now()
+	var runs []string
+	for range 4 {
+		runs = append(runs, runOf(t, p.Do("POST", "/automation/pipelines/"+benign+"/actions/run", otok, nil)))
+	}
+	for _, id := range runs {
+		require.Equal(t, "success", waitRun(t, p, otok, id)["status"])
+	}
+	// A worker that ran one job at a time would still be held by the
+	// endless step here (the benign runs would have waited for its 30 s).
+	require.Equal(t, "running", runRecord(t, p, tok, endless)["status"], "4 benign runs completed, in %s, only once the endless transform had stopped", time.Since(start))
+	require.Equal(t, 200, p.Do("POST", "/automation/pipelineruns/"+endless+"/actions/cancel", tok, nil).Status)
+	require.Equal(t, true, waitRun(t, p, tok, endless)["cancelled"])
+}
+
+// startPipeline saves a pipeline and starts a manual run of it.
+func startPipeline(t *testing.T, p *testenv.Platform, tok string, body map[string]any) string {
+	t.Helper()
+	r := p.Do("POST", "/automation/pipelines", tok, body)
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	return runOf(t, p.Do("POST", "/automation/pipelines/"+r.Payload()["_id"].(string)+"/actions/run", tok, nil))
+}
+
+// waitSteps polls a running run until its record holds n steps.
+func waitSteps(t *testing.T, p *testenv.Platform, tok, id string, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		rec := runRecord(t, p, tok, id)
+		require.Equal(t, "running", rec["status"], "run %s ended before its step %d: %v", id, n+1, rec["error"])
+		if len(rec["steps"].([]any)) >= n {
+			return
+		}
+	}
+	t.Fatalf("run %s did not record %d steps within 30 s", id, n)
+}
+
+// runRecord reads a run record through the API.
+func runRecord(t *testing.T, p *testenv.Platform, tok, id string) map[string]any {
+	t.Helper()
+	r := p.Do("GET", "/automation/pipelineruns/"+id, tok, nil)
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	return r.Payload()
 }
 
 // TestPipelineDoesNotTriggerItself: a pipeline started by tasks.created

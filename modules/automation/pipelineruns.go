@@ -12,6 +12,7 @@ import (
 	"platform/kernel/query"
 	"platform/kernel/store"
 	"platform/modules/automation/runs"
+	"platform/workflows/contract"
 )
 
 // PipelineRuns declares the read-only /pipelineruns with the cancel and
@@ -115,7 +116,7 @@ func rerun(ctx context.Context, d Deps, call *resource.ActionCall) (*resource.Ac
 		return nil, err
 	}
 	ev, _ := call.Record["event"].(store.Doc)
-	event := runs.Event{Name: str(ev["name"]), Data: mapOf(ev["data"])}
+	event := contract.Event{Name: str(ev["name"]), Data: mapOf(ev["data"])}
 	event.ID = str(ev["id"])
 	event.Timestamp, _ = ev["timestamp"].(time.Time)
 	trig, _ := call.Record["trigger"].(string)

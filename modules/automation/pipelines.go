@@ -16,6 +16,7 @@ import (
 	"platform/modules/automation/pipeline"
 	"platform/modules/automation/runs"
 	"platform/sandbox"
+	"platform/workflows/contract"
 )
 
 // Pipelines declares /pipelines: multi-step workflows run by Temporal.
@@ -24,7 +25,7 @@ import (
 func Pipelines(d Deps) *resource.Resource {
 	stepFields := []resource.Field{
 		{Name: "id", Type: resource.TString, Required: true},
-		{Name: "type", Type: resource.TString, Required: true, Enum: pipeline.Types},
+		{Name: "type", Type: resource.TString, Required: true, Enum: contract.Types},
 	}
 	return &resource.Resource{
 		Plural: runs.Pipelines, Title: "pipeline",
@@ -100,7 +101,7 @@ func pipelineWrite(ctx context.Context, d Deps, w *resource.Write) error {
 		}
 		return resource.Invalid(entries...)
 	}
-	norm, err := def.ToDoc()
+	norm, err := pipeline.ToDoc(def)
 	if err != nil {
 		return err
 	}
@@ -203,11 +204,11 @@ func (e *pipelineEnv) SubPipelines(ctx context.Context, id string) ([]string, bo
 	if err != nil {
 		return nil, true, nil
 	}
-	return def.SubPipelineRefs(), true, nil
+	return pipeline.SubPipelineRefs(def), true, nil
 }
 
 // verbOf is the right verb a db operation needs.
-var verbOf = map[string]string{pipeline.OpCreate: "create", pipeline.OpRead: "view", pipeline.OpUpdate: "edit", pipeline.OpDelete: "delete"}
+var verbOf = map[string]string{contract.OpCreate: "create", contract.OpRead: "view", contract.OpUpdate: "edit", contract.OpDelete: "delete"}
 
 // Collection allows a db step on a declared resource of a data module
 // when the author holds the right the same call through the API needs:
@@ -216,7 +217,7 @@ func (e *pipelineEnv) Collection(_ context.Context, coll, op string) (string, er
 	if e.deps.Records == nil {
 		return "", unavailable("db steps")
 	}
-	r, err := e.deps.Records.Resource(coll, op != pipeline.OpRead)
+	r, err := e.deps.Records.Resource(coll, op != contract.OpRead)
 	if err != nil {
 		var re *resource.Error
 		if errors.As(err, &re) && len(re.Entries) > 0 {
@@ -235,7 +236,7 @@ func (e *pipelineEnv) Compile(ctx context.Context, lang, code string) (*pipeline
 		return nil, unavailable("the sandbox")
 	}
 	kind := sandbox.KindJSONata
-	if lang == pipeline.LangJavaScript {
+	if lang == contract.LangJavaScript {
 		kind = sandbox.KindJSExpression
 	}
 	se, err := e.deps.Code.Compile(ctx, kind, code)
@@ -259,7 +260,7 @@ func runPipeline(ctx context.Context, d Deps, call *resource.ActionCall) (*resou
 	}
 	id, err := d.Launcher.Launch(ctx, runs.Launch{
 		Pipeline: call.Record, TriggeredBy: runs.ByManual,
-		Event: runs.Event{Name: "manual", Timestamp: time.Now().UTC().Truncate(time.Millisecond), Data: input},
+		Event: contract.Event{Name: "manual", Timestamp: time.Now().UTC().Truncate(time.Millisecond), Data: input},
 	})
 	if err != nil {
 		return nil, resource.Unavailable("the run could not be started; try again").WithCause(err)

@@ -11,7 +11,7 @@ import (
 	"platform/kernel/store"
 	"platform/kernel/tenant"
 	"platform/modules/automation/webhook"
-	"platform/workflows"
+	"platform/workflows/contract"
 )
 
 // WebhookRetries declares the read-only /webhookretries: deliveries whose
@@ -58,11 +58,11 @@ func retryDelivery(ctx context.Context, call *resource.ActionCall) (*resource.Ac
 		return nil, err
 	}
 	round, _ := rec["round"].(int64)
-	in := workflows.DeliveryInput{EventID: str(rec["event"]), Event: str(rec["eventName"]), WebhookID: str(rec["webhook"]), Round: int(round)}
+	in := contract.DeliveryInput{EventID: str(rec["event"]), Event: str(rec["eventName"]), WebhookID: str(rec["webhook"]), Round: int(round)}
 	cust, _ := tenant.Customer(ctx)
-	attrs := map[string]string{workflows.AttrCustomer: cust, workflows.AttrWebhook: in.WebhookID, workflows.AttrEvent: in.EventID}
-	id := workflows.DeliveryWorkflowID(in.EventID, in.WebhookID, in.Round)
-	if _, err := call.Service.Workflows.StartOnce(ctx, id, attrs, workflows.WebhookDelivery, in); err != nil {
+	attrs := map[string]string{contract.AttrCustomer: cust, contract.AttrWebhook: in.WebhookID, contract.AttrEvent: in.EventID}
+	id := contract.DeliveryWorkflowID(in.EventID, in.WebhookID, in.Round)
+	if _, err := call.Service.Workflows.StartOnce(ctx, id, attrs, contract.WorkflowWebhookDelivery, in); err != nil {
 		return nil, resource.Unavailable("the retry could not be started; try again").WithCause(err)
 	}
 	return &resource.ActionResult{Payload: rec, NoEvent: !claimed}, nil

@@ -14,14 +14,15 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"platform/activities"
+	"platform/activities/delivery"
 	"platform/kernel/events"
 	"platform/kernel/query"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
 	"platform/modules/automation/webhook"
 	"platform/test/testenv"
-	"platform/workflows"
+	"platform/worker"
+	"platform/workflows/contract"
 )
 
 // parkInTimeSkipping runs the first delivery round of the event to the
@@ -36,10 +37,12 @@ func parkInTimeSkipping(t *testing.T, p *testenv.Platform, eventID, hookID strin
 	cust, err := converter.GetDefaultDataConverter().ToPayload(p.Customer.ID)
 	require.NoError(t, err)
 	env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{tenant.HeaderKey: cust}})
-	env.RegisterActivity(&activities.Activities{Store: p.Store, Log: p.Log, Outbound: p.Outbound, WebhookTimeout: 5 * time.Second, Vault: p.Vault})
-	env.ExecuteWorkflow(workflows.WebhookDelivery, workflows.DeliveryInput{EventID: eventID, Event: "consumers.created", WebhookID: hookID})
+	worker.Register(env, worker.Activities{
+		Delivery: &delivery.Activities{Store: p.Store, Log: p.Log, Outbound: p.Outbound, WebhookTimeout: 5 * time.Second, Vault: p.Vault},
+	})
+	env.ExecuteWorkflow(contract.WorkflowWebhookDelivery, contract.DeliveryInput{EventID: eventID, Event: "consumers.created", WebhookID: hookID})
 	require.NoError(t, env.GetWorkflowError())
-	var res workflows.DeliveryResult
+	var res contract.DeliveryResult
 	require.NoError(t, env.GetWorkflowResult(&res))
 	require.Equal(t, webhook.StatusParked, res.Status)
 }
@@ -96,7 +99,7 @@ func TestParkedDeliveryIsRetriedByID(t *testing.T) {
 	evs, err := p.Store.Collection(events.Collection).Find(p.Ctx(), store.FindOptions{Filter: query.Eq("name", "webhookretries.retried")})
 	require.NoError(t, err)
 	require.Len(t, evs, 1, "one event for the one claimed round")
-	desc, err := p.Temporal.DescribeWorkflowExecution(context.Background(), workflows.DeliveryWorkflowID(eventID, hookID, 1), "")
+	desc, err := p.Temporal.DescribeWorkflowExecution(context.Background(), contract.DeliveryWorkflowID(eventID, hookID, 1), "")
 	require.NoError(t, err)
 	require.True(t, strings.HasSuffix(desc.GetWorkflowExecutionInfo().GetExecution().GetWorkflowId(), "-retry1"))
 }

@@ -12,7 +12,7 @@ import (
 	"platform/kernel/store"
 	"platform/modules/automation"
 	"platform/test/testenv"
-	"platform/workflows"
+	"platform/workflows/contract"
 )
 
 // TestEventsNobodySubscribesToNeedNoWorkflow: an event no webhook or
@@ -37,7 +37,7 @@ func TestEventsNobodySubscribesToNeedNoWorkflow(t *testing.T) {
 		return id
 	}
 	dispatchRan := func(eventID string) bool {
-		_, err := p.Temporal.DescribeWorkflowExecution(context.Background(), workflows.DispatchWorkflowID(eventID), "")
+		_, err := p.Temporal.DescribeWorkflowExecution(context.Background(), contract.DispatchWorkflowID(eventID), "")
 		return err == nil
 	}
 

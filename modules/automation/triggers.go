@@ -18,6 +18,7 @@ import (
 	"platform/kernel/tenant"
 	"platform/modules/automation/pipeline"
 	"platform/modules/automation/runs"
+	"platform/workflows/contract"
 )
 
 // Trigger types.
@@ -166,7 +167,7 @@ func issueToken(ctx context.Context, d Deps, s *resource.Service, trigger string
 	if err != nil {
 		return "", "", err
 	}
-	if err := s.Store.Global(HookTokens).Insert(ctx, store.Doc{"_id": runs.DerivedID(hash), "trigger": trigger, "customer": cust}); err != nil {
+	if err := s.Store.Global(HookTokens).Insert(ctx, store.Doc{"_id": contract.DerivedID(hash), "trigger": trigger, "customer": cust}); err != nil {
 		return "", "", err
 	}
 	return HookURL(d.GatewayURL, trigger, token), hash, nil
@@ -187,7 +188,7 @@ func dropToken(ctx context.Context, s *resource.Service, old store.Doc) error {
 	if hash == "" {
 		return nil
 	}
-	_, err := s.Store.Global(HookTokens).Delete(ctx, query.ID(runs.DerivedID(hash)))
+	_, err := s.Store.Global(HookTokens).Delete(ctx, query.ID(contract.DerivedID(hash)))
 	return err
 }
 

@@ -20,6 +20,7 @@ import (
 	"platform/kernel/temporalx"
 	"platform/modules/automation/runs"
 	"platform/test/testenv"
+	"platform/workflows/contract"
 )
 
 // TestMain serves the sandbox children of the platforms the benchmarks
@@ -207,7 +208,7 @@ func runPipelines(b *testing.B, p *testenv.Platform, pipe store.Doc) timings {
 		t0 := time.Now()
 		id, err := launcher.Launch(ctx, runs.Launch{
 			Pipeline: pipe, TriggeredBy: runs.ByManual,
-			Event: runs.Event{Name: "manual", Timestamp: t0.UTC().Truncate(time.Millisecond),
+			Event: contract.Event{Name: "manual", Timestamp: t0.UTC().Truncate(time.Millisecond),
 				Data: map[string]any{"email": fmt.Sprintf("run%d-%d@example.com", tag, i), "kind": "lead"}},
 		})
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 	"platform/kernel/store"
 	"platform/kernel/temporalx"
 	"platform/kernel/tenant"
-	"platform/workflows"
+	"platform/workflows/contract"
 )
 
 // Start starts the dispatch workflow of one event of customer; started is
@@ -22,10 +22,10 @@ import (
 func Start(ctx context.Context, s *temporalx.Starter, customer, eventID, name string) (started bool, err error) {
 	ctx = tenant.WithCustomer(ctx, customer) // the propagator carries it into the workflow
 	return s.Once(ctx, temporalx.Start{
-		ID:          workflows.DispatchWorkflowID(eventID),
-		Workflow:    workflows.DispatchEvent,
-		Input:       workflows.DispatchInput{EventID: eventID, Event: name},
-		Attrs:       workflows.EventAttributes(customer, eventID),
+		ID:          contract.DispatchWorkflowID(eventID),
+		Workflow:    contract.WorkflowDispatchEvent,
+		Input:       contract.DispatchInput{EventID: eventID, Event: name},
+		Attrs:       contract.EventAttributes(customer, eventID),
 		RerunFailed: true, // a failed or terminated dispatch may be swept again
 	})
 }

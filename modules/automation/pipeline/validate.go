@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"platform/kernel/query"
+	"platform/kernel/template"
+	"platform/workflows/contract"
 )
 
 // Problem is one reason a definition is refused; Step names the step.
@@ -52,14 +55,14 @@ var idRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
 
 // settingsOf lists the type-specific settings each step type accepts.
 var settingsOf = map[string][]string{
-	TypeCondition:    {"if", "then", "else"},
-	TypeTransform:    {"language", "expression"},
-	TypeHTTP:         {"method", "url", "headers", "body"},
-	TypeDB:           {"collection", "op", "data", "recordId", "filter", "limit"},
-	TypeNotification: {"channel", "to", "subject", "template"},
-	TypeWait:         {"duration", "until"},
-	TypeSubPipeline:  {"pipeline", "input"},
-	TypeFunction:     {"function", "input"},
+	contract.TypeCondition:    {"if", "then", "else"},
+	contract.TypeTransform:    {"language", "expression"},
+	contract.TypeHTTP:         {"method", "url", "headers", "body"},
+	contract.TypeDB:           {"collection", "op", "data", "recordId", "filter", "limit"},
+	contract.TypeNotification: {"channel", "to", "subject", "template"},
+	contract.TypeWait:         {"duration", "until"},
+	contract.TypeSubPipeline:  {"pipeline", "input"},
+	contract.TypeFunction:     {"function", "input"},
 }
 
 var commonSettings = []string{"id", "type", "name", "next", "retry", "onError", "onErrorStep", "timeoutMs"}
@@ -67,19 +70,19 @@ var commonSettings = []string{"id", "type", "name", "next", "retry", "onError", 
 // workflowRendered step types have their templates rendered in workflow
 // code (their values land in the run's history), so they may not use
 // secrets.
-var workflowRendered = map[string]bool{TypeCondition: true, TypeWait: true, TypeSubPipeline: true}
+var workflowRendered = map[string]bool{contract.TypeCondition: true, contract.TypeWait: true, contract.TypeSubPipeline: true}
 
 // Validate checks a definition; self is the pipeline's own id (for cycles).
 // It returns every problem found (nil when the definition is fine) or an
 // error when a lookup failed.
-func Validate(ctx context.Context, d *Definition, self string, env Env) ([]*Problem, error) {
+func Validate(ctx context.Context, d *contract.Definition, self string, env Env) ([]*Problem, error) {
 	v := &validator{ctx: ctx, d: d, self: self, env: env, ids: map[string]int{}}
 	return v.run()
 }
 
 type validator struct {
 	ctx      context.Context
-	d        *Definition
+	d        *contract.Definition
 	self     string
 	env      Env
 	ids      map[string]int
@@ -172,8 +175,8 @@ func (v *validator) stepID(i int) {
 	switch {
 	case s.ID == "":
 		v.addStep(i, "id", "id is required")
-	case s.ID == End:
-		v.addStep(i, "id", "id %q is reserved: it ends the run", End)
+	case s.ID == contract.End:
+		v.addStep(i, "id", "id %q is reserved: it ends the run", contract.End)
 	case !idRe.MatchString(s.ID):
 		v.addStep(i, "id", "id must start with a letter and hold at most 64 letters, digits, - or _")
 	default:
@@ -190,9 +193,9 @@ func (v *validator) step(i int) {
 	own, known := settingsOf[s.Type]
 	if !known {
 		if s.Type == "" {
-			v.addStep(i, "type", "type is required: one of %s", strings.Join(Types, ", "))
+			v.addStep(i, "type", "type is required: one of %s", strings.Join(contract.Types, ", "))
 		} else {
-			v.addStep(i, "type", "unknown step type %q: use one of %s", s.Type, strings.Join(Types, ", "))
+			v.addStep(i, "type", "unknown step type %q: use one of %s", s.Type, strings.Join(contract.Types, ", "))
 		}
 		return
 	}
@@ -201,21 +204,21 @@ func (v *validator) step(i int) {
 	v.retry(i)
 	v.templates(i)
 	switch s.Type {
-	case TypeCondition:
+	case contract.TypeCondition:
 		v.condition(i)
-	case TypeTransform:
+	case contract.TypeTransform:
 		v.transform(i)
-	case TypeHTTP:
+	case contract.TypeHTTP:
 		v.http(i)
-	case TypeDB:
+	case contract.TypeDB:
 		v.db(i)
-	case TypeNotification:
+	case contract.TypeNotification:
 		v.notification(i)
-	case TypeWait:
+	case contract.TypeWait:
 		v.wait(i)
-	case TypeSubPipeline:
+	case contract.TypeSubPipeline:
 		v.ref(i, "pipeline", s.Pipeline, nil)
-	case TypeFunction:
+	case contract.TypeFunction:
 		v.ref(i, "function", s.Function, v.env.Function)
 	}
 }
@@ -226,7 +229,7 @@ func (v *validator) foreignSettings(i int, own []string) {
 	raw, _ := json.Marshal(v.d.Steps[i])
 	var set map[string]any
 	_ = json.Unmarshal(raw, &set)
-	for _, k := range sortedKeys(set) {
+	for _, k := range slices.Sorted(maps.Keys(set)) {
 		if !slices.Contains(own, k) && !slices.Contains(commonSettings, k) {
 			v.addStep(i, k, "%s is not a setting of %s steps (they take %s)", k, v.d.Steps[i].Type, strings.Join(own, ", "))
 		}
@@ -237,11 +240,11 @@ func (v *validator) foreignSettings(i int, own []string) {
 }
 
 func (v *validator) target(i int, setting, id string) {
-	if id == "" || id == End {
+	if id == "" || id == contract.End {
 		return
 	}
 	if _, ok := v.ids[id]; !ok {
-		v.addStep(i, setting, "%s %q names no step of this pipeline (use a step id or %q)", setting, id, End)
+		v.addStep(i, setting, "%s %q names no step of this pipeline (use a step id or %q)", setting, id, contract.End)
 	}
 }
 
@@ -251,17 +254,17 @@ func (v *validator) jumps(i int) {
 	v.target(i, "then", s.Then)
 	v.target(i, "else", s.Else)
 	switch s.OnError {
-	case "", OnErrorFail, OnErrorContinue:
+	case "", contract.OnErrorFail, contract.OnErrorContinue:
 		if s.OnErrorStep != "" {
-			v.addStep(i, "onErrorStep", "onErrorStep needs onError %q", OnErrorGoto)
+			v.addStep(i, "onErrorStep", "onErrorStep needs onError %q", contract.OnErrorGoto)
 		}
-	case OnErrorGoto:
+	case contract.OnErrorGoto:
 		if s.OnErrorStep == "" {
-			v.addStep(i, "onErrorStep", "onError %q needs onErrorStep", OnErrorGoto)
+			v.addStep(i, "onErrorStep", "onError %q needs onErrorStep", contract.OnErrorGoto)
 		}
 		v.target(i, "onErrorStep", s.OnErrorStep)
 	default:
-		v.addStep(i, "onError", "onError must be %s, %s or %s", OnErrorFail, OnErrorContinue, OnErrorGoto)
+		v.addStep(i, "onError", "onError must be %s, %s or %s", contract.OnErrorFail, contract.OnErrorContinue, contract.OnErrorGoto)
 	}
 }
 
@@ -285,35 +288,26 @@ func (v *validator) retry(i int) {
 // ids, and no secrets where the value would land in workflow history.
 func (v *validator) templates(i int) {
 	s := &v.d.Steps[i]
-	refs, err := Refs(StepSettings(s))
+	refs, err := template.Refs(s.Templated())
 	if err != nil {
 		v.addStep(i, "", "%v", err)
 		return
 	}
 	for _, r := range refs {
 		switch {
-		case !slices.Contains(Roots, r.Root()):
-			v.addStep(i, "", "template {{%s}}: unknown root %q (use %s)", r.Path, r.Root(), strings.Join(Roots, ", "))
-		case r.Root() == RootSecrets && workflowRendered[s.Type]:
+		case !slices.Contains(contract.Roots, r.Root()):
+			v.addStep(i, "", "template {{%s}}: unknown root %q (use %s)", r.Path, r.Root(), strings.Join(contract.Roots, ", "))
+		case r.Root() == contract.RootSecrets && workflowRendered[s.Type]:
 			v.addStep(i, "", "template {{%s}}: %s steps cannot use secrets (their values are kept in the run's history)", r.Path, s.Type)
-		case r.Root() == RootSecrets && len(r.Parts) < 2:
+		case r.Root() == contract.RootSecrets && len(r.Parts) < 2:
 			v.addStep(i, "", "template {{%s}}: name the credential, e.g. {{secrets.smtp.password}}", r.Path)
-		case r.Root() == RootSteps:
+		case r.Root() == contract.RootSteps:
 			if len(r.Parts) < 3 || r.Parts[2] != "output" {
 				v.addStep(i, "", "template {{%s}}: refer to a step's output as steps.<id>.output", r.Path)
 			} else if _, ok := v.ids[r.Parts[1]]; !ok {
 				v.addStep(i, "", "template {{%s}}: no step has id %q", r.Path, r.Parts[1])
 			}
 		}
-	}
-}
-
-// StepSettings is every templated setting of a step, for Refs and Render.
-func StepSettings(s *Step) map[string]any {
-	return map[string]any{
-		"url": s.URL, "headers": s.Headers, "body": s.Body, "data": s.Data, "recordId": s.RecordID,
-		"filter": s.Filter, "to": s.To, "subject": s.Subject, "template": s.Template,
-		"until": s.Until, "input": s.Input,
 	}
 }
 
@@ -331,10 +325,10 @@ func (v *validator) condition(i int) {
 func (v *validator) transform(i int) {
 	s := &v.d.Steps[i]
 	if s.Language == "" {
-		s.Language = LangJSONata
+		s.Language = contract.LangJSONata
 	}
-	if s.Language != LangJSONata && s.Language != LangJavaScript {
-		v.addStep(i, "language", "language must be %s or %s", LangJSONata, LangJavaScript)
+	if s.Language != contract.LangJSONata && s.Language != contract.LangJavaScript {
+		v.addStep(i, "language", "language must be %s or %s", contract.LangJSONata, contract.LangJavaScript)
 		return
 	}
 	if strings.TrimSpace(s.Expression) == "" {
@@ -386,7 +380,7 @@ func (v *validator) http(i int) {
 	}
 }
 
-var dbOps = []string{OpCreate, OpRead, OpUpdate, OpDelete}
+var dbOps = []string{contract.OpCreate, contract.OpRead, contract.OpUpdate, contract.OpDelete}
 
 func (v *validator) db(i int) {
 	s := &v.d.Steps[i]
@@ -399,16 +393,16 @@ func (v *validator) db(i int) {
 	} else if why := v.lookup(v.env.Collection(v.ctx, s.Collection, s.Op)); why != "" {
 		v.addStep(i, "collection", "collection %q: %s", s.Collection, why)
 	}
-	needs := map[string][]string{OpCreate: {"data"}, OpUpdate: {"recordId", "data"}, OpDelete: {"recordId"}}
+	needs := map[string][]string{contract.OpCreate: {"data"}, contract.OpUpdate: {"recordId", "data"}, contract.OpDelete: {"recordId"}}
 	for _, k := range needs[s.Op] {
 		if (k == "data" && s.Data == nil) || (k == "recordId" && s.RecordID == "") {
 			v.addStep(i, k, "%s is required for op %s", k, s.Op)
 		}
 	}
-	if s.Op == OpRead && s.RecordID == "" && s.Filter == nil {
+	if s.Op == contract.OpRead && s.RecordID == "" && s.Filter == nil {
 		v.addStep(i, "filter", "op read needs recordId or filter")
 	}
-	if s.Filter != nil && s.Op != OpRead {
+	if s.Filter != nil && s.Op != contract.OpRead {
 		v.addStep(i, "filter", "filter applies to op read only")
 	}
 	if s.Filter != nil {
@@ -421,7 +415,7 @@ func (v *validator) db(i int) {
 	}
 }
 
-var channels = []string{ChannelMail, ChannelSMS, ChannelPush}
+var channels = []string{contract.ChannelMail, contract.ChannelSMS, contract.ChannelPush}
 
 func (v *validator) notification(i int) {
 	s := &v.d.Steps[i]
@@ -475,10 +469,10 @@ func (v *validator) ref(i int, setting, id string, check func(context.Context, s
 }
 
 // SubPipelineRefs lists the pipelines a definition calls.
-func (d *Definition) SubPipelineRefs() []string {
+func SubPipelineRefs(d *contract.Definition) []string {
 	var out []string
 	for _, s := range d.Steps {
-		if s.Type == TypeSubPipeline && s.Pipeline != "" {
+		if s.Type == contract.TypeSubPipeline && s.Pipeline != "" {
 			out = append(out, s.Pipeline)
 		}
 	}
@@ -489,7 +483,7 @@ func (d *Definition) SubPipelineRefs() []string {
 // that comes back to this pipeline is a cycle, named with the step.
 func (v *validator) cycles() {
 	for i, s := range v.d.Steps {
-		if s.Type != TypeSubPipeline || !query.ValidID(s.Pipeline) {
+		if s.Type != contract.TypeSubPipeline || !query.ValidID(s.Pipeline) {
 			continue
 		}
 		path, found, err := v.pathBack(s.Pipeline, []string{v.self}, map[string]bool{})

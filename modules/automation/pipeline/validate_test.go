@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"platform/workflows/contract"
 )
 
 // env answers from maps: the automation module's Env answers from the
@@ -47,42 +49,42 @@ const (
 
 func TestValidate(t *testing.T) {
 	e := env{pipelines: map[string][]string{other: {third}, third: {self}}}
-	ok := Step{ID: "t", Type: TypeTransform, Expression: "1"}
+	ok := contract.Step{ID: "t", Type: contract.TypeTransform, Expression: "1"}
 	cases := []struct {
 		name  string
-		def   Definition
+		def   contract.Definition
 		field string
 	}{
-		{"valid", Definition{Steps: []Step{ok}}, ""},
-		{"no steps", Definition{}, "steps"},
-		{"reserved id", Definition{Steps: []Step{{ID: End, Type: TypeTransform, Expression: "1"}}}, "steps[0].id"},
-		{"bad id", Definition{Steps: []Step{{ID: "1st", Type: TypeTransform, Expression: "1"}}}, "steps[0].id"},
-		{"jump to nowhere", Definition{Steps: []Step{{ID: "t", Type: TypeTransform, Expression: "1", Next: "x"}}}, "steps[0].next"},
-		{"goto without step", Definition{Steps: []Step{{ID: "t", Type: TypeTransform, Expression: "1", OnError: OnErrorGoto}}}, "steps[0].onErrorStep"},
-		{"bad onError", Definition{Steps: []Step{{ID: "t", Type: TypeTransform, Expression: "1", OnError: "retry"}}}, "steps[0].onError"},
-		{"too many attempts", Definition{Steps: []Step{{ID: "t", Type: TypeTransform, Expression: "1", Retry: &Retry{MaxAttempts: 99}}}}, "steps[0].retry.maxAttempts"},
-		{"syntax", Definition{Steps: []Step{{ID: "t", Type: TypeTransform, Expression: "$sum("}}}, "steps[0].expression"},
-		{"bad language", Definition{Steps: []Step{{ID: "t", Type: TypeTransform, Expression: "1", Language: "python"}}}, "steps[0].language"},
-		{"transform time-out beyond the sandbox", Definition{Steps: []Step{{ID: "t", Type: TypeTransform, Expression: "1", TimeoutMs: 60_000}}}, "steps[0].timeoutMs"},
-		{"http without url", Definition{Steps: []Step{{ID: "h", Type: TypeHTTP}}}, "steps[0].url"},
-		{"http bad method", Definition{Steps: []Step{{ID: "h", Type: TypeHTTP, Method: "TRACE", URL: "https://x.example"}}}, "steps[0].method"},
-		{"db update without id", Definition{Steps: []Step{{ID: "d", Type: TypeDB, Collection: "tasks", Op: OpUpdate, Data: map[string]any{"a": 1}}}}, "steps[0].recordId"},
-		{"db read without filter", Definition{Steps: []Step{{ID: "d", Type: TypeDB, Collection: "tasks", Op: OpRead}}}, "steps[0].filter"},
-		{"db elsewhere", Definition{Steps: []Step{{ID: "d", Type: TypeDB, Collection: "users", Op: OpCreate, Data: map[string]any{}}}}, "steps[0].collection"},
-		{"notification channel", Definition{Steps: []Step{{ID: "n", Type: TypeNotification, Channel: "fax", To: "x", Template: "t"}}}, "steps[0].channel"},
-		{"notification to", Definition{Steps: []Step{{ID: "n", Type: TypeNotification, Channel: ChannelMail, To: 5.0, Template: "t"}}}, "steps[0].to"},
-		{"wait both", Definition{Steps: []Step{{ID: "w", Type: TypeWait, Duration: "1m", Until: "2030-01-01T00:00:00Z"}}}, "steps[0].duration"},
-		{"wait too long", Definition{Steps: []Step{{ID: "w", Type: TypeWait, Duration: "9000h"}}}, "steps[0].duration"},
-		{"wait bad date", Definition{Steps: []Step{{ID: "w", Type: TypeWait, Until: "tomorrow"}}}, "steps[0].until"},
-		{"function not an id", Definition{Steps: []Step{{ID: "f", Type: TypeFunction, Function: "sum"}}}, "steps[0].function"},
-		{"cycle through two", Definition{Steps: []Step{{ID: "s", Type: TypeSubPipeline, Pipeline: other}}}, "steps[0].pipeline"},
-		{"missing callee", Definition{Steps: []Step{{ID: "s", Type: TypeSubPipeline, Pipeline: "dddddddddddddddddddddddd"}}}, "steps[0].pipeline"},
-		{"event and cron", Definition{Trigger: &Trigger{Event: "*", Cron: "@hourly"}, Steps: []Step{ok}}, "trigger"},
-		{"filter on cron", Definition{Trigger: &Trigger{Cron: "@hourly", Filter: map[string]any{"a": 1}}, Steps: []Step{ok}}, "trigger.filter"},
-		{"bad cron", Definition{Trigger: &Trigger{Cron: "* * *"}, Steps: []Step{ok}}, "trigger.cron"},
-		{"unknown event", Definition{Trigger: &Trigger{Event: "nope.nope"}, Steps: []Step{ok}}, "trigger.event"},
-		{"secrets in a condition", Definition{Steps: []Step{{ID: "c", Type: TypeSubPipeline, Pipeline: third, Input: "{{secrets.a.b}}"}}}, "steps[0]"},
-		{"output without output", Definition{Steps: []Step{ok, {ID: "h", Type: TypeHTTP, URL: "https://x.example/{{steps.t.result}}"}}}, "steps[1]"},
+		{"valid", contract.Definition{Steps: []contract.Step{ok}}, ""},
+		{"no steps", contract.Definition{}, "steps"},
+		{"reserved id", contract.Definition{Steps: []contract.Step{{ID: contract.End, Type: contract.TypeTransform, Expression: "1"}}}, "steps[0].id"},
+		{"bad id", contract.Definition{Steps: []contract.Step{{ID: "1st", Type: contract.TypeTransform, Expression: "1"}}}, "steps[0].id"},
+		{"jump to nowhere", contract.Definition{Steps: []contract.Step{{ID: "t", Type: contract.TypeTransform, Expression: "1", Next: "x"}}}, "steps[0].next"},
+		{"goto without step", contract.Definition{Steps: []contract.Step{{ID: "t", Type: contract.TypeTransform, Expression: "1", OnError: contract.OnErrorGoto}}}, "steps[0].onErrorStep"},
+		{"bad onError", contract.Definition{Steps: []contract.Step{{ID: "t", Type: contract.TypeTransform, Expression: "1", OnError: "retry"}}}, "steps[0].onError"},
+		{"too many attempts", contract.Definition{Steps: []contract.Step{{ID: "t", Type: contract.TypeTransform, Expression: "1", Retry: &contract.Retry{MaxAttempts: 99}}}}, "steps[0].retry.maxAttempts"},
+		{"syntax", contract.Definition{Steps: []contract.Step{{ID: "t", Type: contract.TypeTransform, Expression: "$sum("}}}, "steps[0].expression"},
+		{"bad language", contract.Definition{Steps: []contract.Step{{ID: "t", Type: contract.TypeTransform, Expression: "1", Language: "python"}}}, "steps[0].language"},
+		{"transform time-out beyond the sandbox", contract.Definition{Steps: []contract.Step{{ID: "t", Type: contract.TypeTransform, Expression: "1", TimeoutMs: 60_000}}}, "steps[0].timeoutMs"},
+		{"http without url", contract.Definition{Steps: []contract.Step{{ID: "h", Type: contract.TypeHTTP}}}, "steps[0].url"},
+		{"http bad method", contract.Definition{Steps: []contract.Step{{ID: "h", Type: contract.TypeHTTP, Method: "TRACE", URL: "https://x.example"}}}, "steps[0].method"},
+		{"db update without id", contract.Definition{Steps: []contract.Step{{ID: "d", Type: contract.TypeDB, Collection: "tasks", Op: contract.OpUpdate, Data: map[string]any{"a": 1}}}}, "steps[0].recordId"},
+		{"db read without filter", contract.Definition{Steps: []contract.Step{{ID: "d", Type: contract.TypeDB, Collection: "tasks", Op: contract.OpRead}}}, "steps[0].filter"},
+		{"db elsewhere", contract.Definition{Steps: []contract.Step{{ID: "d", Type: contract.TypeDB, Collection: "users", Op: contract.OpCreate, Data: map[string]any{}}}}, "steps[0].collection"},
+		{"notification channel", contract.Definition{Steps: []contract.Step{{ID: "n", Type: contract.TypeNotification, Channel: "fax", To: "x", Template: "t"}}}, "steps[0].channel"},
+		{"notification to", contract.Definition{Steps: []contract.Step{{ID: "n", Type: contract.TypeNotification, Channel: contract.ChannelMail, To: 5.0, Template: "t"}}}, "steps[0].to"},
+		{"wait both", contract.Definition{Steps: []contract.Step{{ID: "w", Type: contract.TypeWait, Duration: "1m", Until: "2030-01-01T00:00:00Z"}}}, "steps[0].duration"},
+		{"wait too long", contract.Definition{Steps: []contract.Step{{ID: "w", Type: contract.TypeWait, Duration: "9000h"}}}, "steps[0].duration"},
+		{"wait bad date", contract.Definition{Steps: []contract.Step{{ID: "w", Type: contract.TypeWait, Until: "tomorrow"}}}, "steps[0].until"},
+		{"function not an id", contract.Definition{Steps: []contract.Step{{ID: "f", Type: contract.TypeFunction, Function: "sum"}}}, "steps[0].function"},
+		{"cycle through two", contract.Definition{Steps: []contract.Step{{ID: "s", Type: contract.TypeSubPipeline, Pipeline: other}}}, "steps[0].pipeline"},
+		{"missing callee", contract.Definition{Steps: []contract.Step{{ID: "s", Type: contract.TypeSubPipeline, Pipeline: "dddddddddddddddddddddddd"}}}, "steps[0].pipeline"},
+		{"event and cron", contract.Definition{Trigger: &contract.Trigger{Event: "*", Cron: "@hourly"}, Steps: []contract.Step{ok}}, "trigger"},
+		{"filter on cron", contract.Definition{Trigger: &contract.Trigger{Cron: "@hourly", Filter: map[string]any{"a": 1}}, Steps: []contract.Step{ok}}, "trigger.filter"},
+		{"bad cron", contract.Definition{Trigger: &contract.Trigger{Cron: "* * *"}, Steps: []contract.Step{ok}}, "trigger.cron"},
+		{"unknown event", contract.Definition{Trigger: &contract.Trigger{Event: "nope.nope"}, Steps: []contract.Step{ok}}, "trigger.event"},
+		{"secrets in a condition", contract.Definition{Steps: []contract.Step{{ID: "c", Type: contract.TypeSubPipeline, Pipeline: third, Input: "{{secrets.a.b}}"}}}, "steps[0]"},
+		{"output without output", contract.Definition{Steps: []contract.Step{ok, {ID: "h", Type: contract.TypeHTTP, URL: "https://x.example/{{steps.t.result}}"}}}, "steps[1]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -104,7 +106,7 @@ func TestValidate(t *testing.T) {
 
 func TestCycleMessageNamesThePath(t *testing.T) {
 	e := env{pipelines: map[string][]string{other: {third}, third: {self}}}
-	d := Definition{Steps: []Step{{ID: "call", Type: TypeSubPipeline, Pipeline: other}}}
+	d := contract.Definition{Steps: []contract.Step{{ID: "call", Type: contract.TypeSubPipeline, Pipeline: other}}}
 	problems, err := Validate(context.Background(), &d, self, e)
 	require.NoError(t, err)
 	require.Len(t, problems, 1)
@@ -122,8 +124,8 @@ func TestFromDocRefusesUnknownSettings(t *testing.T) {
 }
 
 func TestEffectiveRetry(t *testing.T) {
-	require.Equal(t, 1, (&Step{Type: TypeTransform}).EffectiveRetry().MaxAttempts)
-	require.Equal(t, 3, (&Step{Type: TypeHTTP}).EffectiveRetry().MaxAttempts)
-	r := (&Step{Type: TypeHTTP, Retry: &Retry{MaxAttempts: 5, InitialIntervalMs: 10}}).EffectiveRetry()
-	require.Equal(t, Retry{MaxAttempts: 5, InitialIntervalMs: 10, BackoffCoefficient: 2, MaxIntervalMs: 60_000}, r)
+	require.Equal(t, 1, (&contract.Step{Type: contract.TypeTransform}).EffectiveRetry().MaxAttempts)
+	require.Equal(t, 3, (&contract.Step{Type: contract.TypeHTTP}).EffectiveRetry().MaxAttempts)
+	r := (&contract.Step{Type: contract.TypeHTTP, Retry: &contract.Retry{MaxAttempts: 5, InitialIntervalMs: 10}}).EffectiveRetry()
+	require.Equal(t, contract.Retry{MaxAttempts: 5, InitialIntervalMs: 10, BackoffCoefficient: 2, MaxIntervalMs: 60_000}, r)
 }

@@ -14,27 +14,15 @@ import (
 
 	"platform/kernel/store"
 	"platform/kernel/tenant"
+	"platform/workflows/contract"
 )
-
-// FireWorkflow is the registered name of the workflow a trigger firing
-// runs (workflows.FireTrigger).
-const FireWorkflow = "FireTrigger"
-
-// FireInput is one firing of a reusable trigger, or of a pipeline's own
-// cron schedule (Pipeline set).
-type FireInput struct {
-	Trigger     string
-	Pipeline    string
-	TriggeredBy string // ByCron or ByWebhook
-	Event       Event
-}
 
 // Schedule is one cron schedule that fires runs.
 type Schedule struct {
 	ID       string // the Temporal schedule id
 	Cron     string
 	Timezone string
-	Fire     FireInput
+	Fire     contract.FireInput
 }
 
 // TriggerScheduleID and PipelineScheduleID name the Temporal schedules of
@@ -49,7 +37,7 @@ func TriggerSchedule(t store.Doc) (Schedule, bool) {
 	expr, _ := t["cron"].(string)
 	tz, _ := t["timezone"].(string)
 	sc := Schedule{ID: TriggerScheduleID(id), Cron: expr, Timezone: tz,
-		Fire: FireInput{Trigger: id, TriggeredBy: ByCron, Event: Event{Name: "cron", Data: map[string]any{"trigger": id}}}}
+		Fire: contract.FireInput{Trigger: id, TriggeredBy: ByCron, Event: contract.Event{Name: "cron", Data: map[string]any{"trigger": id}}}}
 	return sc, t["type"] == "cron" && t["active"] != false && expr != ""
 }
 
@@ -61,7 +49,7 @@ func PipelineSchedule(p store.Doc) (Schedule, bool) {
 	expr, _ := t["cron"].(string)
 	tz, _ := t["timezone"].(string)
 	sc := Schedule{ID: PipelineScheduleID(id), Cron: expr, Timezone: tz,
-		Fire: FireInput{Pipeline: id, TriggeredBy: ByCron, Event: Event{Name: "cron", Data: map[string]any{"pipeline": id}}}}
+		Fire: contract.FireInput{Pipeline: id, TriggeredBy: ByCron, Event: contract.Event{Name: "cron", Data: map[string]any{"pipeline": id}}}}
 	return sc, p["active"] != false && expr != ""
 }
 
@@ -86,8 +74,8 @@ func (s *Schedules) Put(ctx context.Context, sc Schedule) error {
 	// The customer travels in the action's header (the tenant propagator
 	// reads ctx), so a tick runs for this customer only.
 	action := &client.ScheduleWorkflowAction{
-		ID: "cron-" + sc.ID, Workflow: FireWorkflow, TaskQueue: s.TaskQueue, Args: []any{sc.Fire},
-		TypedSearchAttributes: temporal.NewSearchAttributes(temporal.NewSearchAttributeKeyKeyword(AttrCustomer).ValueSet(cust)),
+		ID: "cron-" + sc.ID, Workflow: contract.WorkflowFireTrigger, TaskQueue: s.TaskQueue, Args: []any{sc.Fire},
+		TypedSearchAttributes: temporal.NewSearchAttributes(temporal.NewSearchAttributeKeyKeyword(contract.AttrCustomer).ValueSet(cust)),
 	}
 	h := s.Client.ScheduleClient().GetHandle(ctx, sc.ID)
 	err = h.Update(ctx, client.ScheduleUpdateOptions{DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {

@@ -8,6 +8,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+
+	"platform/workflows/contract"
 )
 
 // Collections written for webhooks.
@@ -20,14 +22,15 @@ const (
 // MinSecretLen is the shortest accepted secret (spec: Limits).
 const MinSecretLen = 32
 
-// Delivery outcomes, as stored and as returned by the delivery workflow.
+// Delivery outcomes as stored: how a round ended (the words the delivery
+// workflow reports, see contract), and the states only records have.
 const (
-	StatusDelivered   = "delivered"   // a 2xx answer
-	StatusFailed      = "failed"      // one attempt failed (attempt records)
-	StatusParked      = "parked"      // every attempt failed; waits for a manual retry
-	StatusRetrying    = "retrying"    // a manual retry round runs
-	StatusDeactivated = "deactivated" // the receiver answered 410 Gone
-	StatusSkipped     = "skipped"     // the webhook was inactive or deleted when its turn came
+	StatusDelivered   = contract.StatusDelivered   // a 2xx answer
+	StatusFailed      = "failed"                   // one attempt failed (attempt records)
+	StatusParked      = contract.StatusParked      // every attempt failed; waits for a manual retry
+	StatusRetrying    = "retrying"                 // a manual retry round runs
+	StatusDeactivated = contract.StatusDeactivated // the receiver answered 410 Gone
+	StatusSkipped     = contract.StatusSkipped     // the webhook was inactive or deleted when its turn came
 )
 
 // DeliveryID identifies the delivery of one event to one webhook. It is the
@@ -57,4 +60,4 @@ func hashID(name string) string {
 }
 
 // MaxAttempts is the number of attempts of one delivery round (DESIGN §5).
-const MaxAttempts = 5
+const MaxAttempts = contract.MaxDeliveryAttempts

@@ -269,18 +269,14 @@ func TestLoadOrCreateMasterKey(t *testing.T) {
 		t.Parallel()
 		cfg := &settings.Config{DataDir: filepath.Join(t.TempDir(), "data")}
 		keys := make([][]byte, 8)
+		errs := make([]error, len(keys))
 		var wg sync.WaitGroup
 		for i := range keys {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				k, err := credentials.LoadOrCreateMasterKey(cfg)
-				require.NoError(t, err)
-				keys[i] = k
-			}()
+			wg.Go(func() { keys[i], errs[i] = credentials.LoadOrCreateMasterKey(cfg) })
 		}
 		wg.Wait()
-		for _, k := range keys {
+		for i, k := range keys {
+			require.NoError(t, errs[i]) // here: FailNow must run on the test's goroutine
 			require.Equal(t, keys[0], k, "concurrent starts agree on one key")
 		}
 		path := filepath.Join(cfg.DataDir, "master.key")

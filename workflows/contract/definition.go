@@ -1,15 +1,10 @@
-// Package pipeline defines what a pipeline is: its trigger, its steps and
-// their settings, the rules a definition must pass before it is saved, and
-// the {{...}} templates its settings may use. It has no side effects: the
-// interpreter workflow (package workflows) and the step activities
-// (package activities) run what is defined here.
-package pipeline
+package contract
 
-import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-)
+// A pipeline definition crosses the seam whole: StartRun hands the frozen
+// version to the interpreter, which hands each step to its activity. The
+// types are here, with the defaults both sides must read alike; decoding,
+// validation and templates belong to their packages
+// (modules/automation/pipeline, kernel/template).
 
 // Step types.
 const (
@@ -58,17 +53,29 @@ const (
 	ChannelPush = "push"
 )
 
-// Limits.
+// Limits the interpreter enforces while a run executes (validation's own
+// are in package pipeline).
 const (
-	MaxSteps         = 100             // steps in one definition
-	MaxExecutedSteps = 1000            // steps one run may execute (loops through goto)
-	MaxDepth         = 5               // nesting of sub-pipelines
-	DefaultHTTPMs    = 30_000          // http step time-out
-	MaxHTTPMs        = 5 * 60_000      // the highest time-out an http step may ask for
-	MaxCodeMs        = 30_000          // the highest time-out a transform may ask for (the sandbox's limit)
-	MaxWaitMs        = 365 * 86400_000 // a wait step waits at most a year
-	MaxAttempts      = 10              // retry.maxAttempts
+	MaxExecutedSteps = 1000   // steps one run may execute (loops through goto)
+	MaxDepth         = 5      // nesting of sub-pipelines
+	DefaultHTTPMs    = 30_000 // http step time-out
 )
+
+// Template roots: the keys of a step's scope (StepInput.Scope).
+// `steps.<id>.output` is a previous step's output; `input` is the run's
+// input (the event's data); `consumer` is the event's record when the
+// event is a consumers event; `secrets` only activities add.
+const (
+	RootConsumer = "consumer"
+	RootCustomer = "customer"
+	RootSecrets  = "secrets"
+	RootEvent    = "event"
+	RootInput    = "input"
+	RootSteps    = "steps"
+)
+
+// Roots lists the roots a template may start with.
+var Roots = []string{RootConsumer, RootCustomer, RootSecrets, RootEvent, RootInput, RootSteps}
 
 // Definition is a pipeline as stored: the fields of a pipelines record that
 // say what runs.
@@ -199,68 +206,11 @@ func (d *Definition) Index(id string) int {
 	return -1
 }
 
-// FromDoc decodes a stored record (or request body) into a Definition.
-// Unknown settings are an error naming the step, so a typo is not silently
-// ignored.
-func FromDoc(doc map[string]any) (*Definition, error) {
-	raw, err := json.Marshal(map[string]any{"name": doc["name"], "trigger": doc["trigger"], "steps": doc["steps"]})
-	if err != nil {
-		return nil, err
+// Templated is every setting of the step that may hold templates.
+func (s *Step) Templated() map[string]any {
+	return map[string]any{
+		"url": s.URL, "headers": s.Headers, "body": s.Body, "data": s.Data, "recordId": s.RecordID,
+		"filter": s.Filter, "to": s.To, "subject": s.Subject, "template": s.Template,
+		"until": s.Until, "input": s.Input,
 	}
-	var shape struct {
-		Name    any               `json:"name"`
-		Trigger json.RawMessage   `json:"trigger"`
-		Steps   []json.RawMessage `json:"steps"`
-	}
-	if err := json.Unmarshal(raw, &shape); err != nil {
-		return nil, &Problem{Field: "steps", Message: "steps must be an array of objects"}
-	}
-	d := &Definition{}
-	d.Name, _ = shape.Name.(string)
-	if len(shape.Trigger) > 0 && string(shape.Trigger) != "null" {
-		d.Trigger = &Trigger{}
-		if err := strictDecode(shape.Trigger, d.Trigger); err != nil {
-			return nil, &Problem{Field: "trigger", Message: "trigger: " + err.Error()}
-		}
-	}
-	for i, s := range shape.Steps {
-		var st Step
-		if err := strictDecode(s, &st); err != nil {
-			return nil, &Problem{Field: fmt.Sprintf("steps[%d]", i), Step: stepID(s), Message: fmt.Sprintf("step %s: %v", describe(stepID(s), i), err)}
-		}
-		d.Steps = append(d.Steps, st)
-	}
-	return d, nil
-}
-
-// ToDoc is the inverse of FromDoc for the steps and trigger of a record.
-func (d *Definition) ToDoc() (map[string]any, error) {
-	raw, err := json.Marshal(d)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	return out, json.Unmarshal(raw, &out)
-}
-
-func strictDecode(raw json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
-}
-
-func stepID(raw json.RawMessage) string {
-	var s struct {
-		ID any `json:"id"`
-	}
-	_ = json.Unmarshal(raw, &s)
-	id, _ := s.ID.(string)
-	return id
-}
-
-func describe(id string, i int) string {
-	if id != "" {
-		return fmt.Sprintf("%q", id)
-	}
-	return fmt.Sprintf("#%d", i+1)
 }

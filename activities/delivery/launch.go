@@ -1,40 +1,29 @@
-package activities
+package delivery
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"platform/kernel/events"
 	"platform/kernel/query"
 	"platform/kernel/store"
 	"platform/modules/automation/runs"
+	"platform/workflows/contract"
 )
-
-// LaunchEventRunsInput names a stored event of the customer in ctx.
-type LaunchEventRunsInput struct {
-	EventID string
-	Event   string
-}
-
-// LaunchEventRunsOutput lists the runs the event started (or had started).
-type LaunchEventRunsOutput struct {
-	Runs []string
-}
 
 // LaunchEventRuns starts a run of every active pipeline whose trigger
 // selects the event: an inline trigger (event name or wildcard, optional
 // filter on the event's data) or a reusable event trigger. Run ids derive
 // from the event and the pipeline, so a repeated dispatch starts nothing
 // twice.
-func (a *Activities) LaunchEventRuns(ctx context.Context, in LaunchEventRunsInput) (LaunchEventRunsOutput, error) {
+func (a *Activities) LaunchEventRuns(ctx context.Context, in contract.LaunchEventRunsInput) (contract.LaunchedRuns, error) {
 	if a.Launcher == nil {
-		return LaunchEventRunsOutput{}, nil
+		return contract.LaunchedRuns{}, nil
 	}
 	pipes, err := a.Store.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Filter: query.Eq("active", true)})
 	if err != nil || len(pipes) == 0 {
-		return LaunchEventRunsOutput{}, err
+		return contract.LaunchedRuns{}, err
 	}
 	var ev *storedEvent
 	load := func() (*storedEvent, error) {
@@ -48,7 +37,7 @@ func (a *Activities) LaunchEventRuns(ctx context.Context, in LaunchEventRunsInpu
 		return ev, nil
 	}
 	triggers := map[string]bool{} // reusable event triggers that select the event
-	var out LaunchEventRunsOutput
+	var out contract.LaunchedRuns
 	for _, p := range pipes {
 		t, _ := p["trigger"].(store.Doc)
 		selected, err := a.selects(ctx, t, in.Event, load, triggers)
@@ -70,8 +59,8 @@ func (a *Activities) LaunchEventRuns(ctx context.Context, in LaunchEventRunsInpu
 		}
 		trig, _ := t["id"].(string)
 		id, err := a.Launcher.Launch(ctx, runs.Launch{
-			RunID: runs.DerivedID("event", in.EventID, p["_id"].(string)), Pipeline: p, TriggeredBy: runs.ByEvent, Trigger: trig,
-			Event: runs.Event{ID: in.EventID, Name: e.Name, Timestamp: e.Timestamp, Data: e.Data},
+			RunID: contract.DerivedID("event", in.EventID, p["_id"].(string)), Pipeline: p, TriggeredBy: runs.ByEvent, Trigger: trig,
+			Event: contract.Event{ID: in.EventID, Name: e.Name, Timestamp: e.Timestamp, Data: e.Data},
 		})
 		if err != nil {
 			return out, fmt.Errorf("start run of pipeline %s: %w", p["_id"], err)
@@ -121,45 +110,4 @@ func eventSelected(t store.Doc, name string, load func() (*storedEvent, error)) 
 		return false, err
 	}
 	return query.Match(expr, e.Data), nil
-}
-
-// LaunchTriggerRunsInput is one firing of a reusable trigger (a cron tick
-// or an incoming webhook call), or of a pipeline's own cron schedule.
-type LaunchTriggerRunsInput struct {
-	Trigger     string
-	Pipeline    string
-	TriggeredBy string
-	FiringID    string // makes the runs of one firing idempotent
-	Event       runs.Event
-}
-
-// LaunchTriggerRuns starts a run of every active pipeline that uses the
-// trigger (or of the one pipeline whose schedule fired).
-func (a *Activities) LaunchTriggerRuns(ctx context.Context, in LaunchTriggerRunsInput) (LaunchEventRunsOutput, error) {
-	var out LaunchEventRunsOutput
-	if a.Launcher == nil {
-		return out, fmt.Errorf("pipelines cannot be started from this worker")
-	}
-	which := query.Eq("trigger.id", in.Trigger)
-	if in.Pipeline != "" {
-		which = query.ID(in.Pipeline)
-	}
-	pipes, err := a.Store.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Filter: query.AllOf(query.Eq("active", true), which)})
-	if err != nil {
-		return out, err
-	}
-	if in.Event.Timestamp.IsZero() {
-		in.Event.Timestamp = time.Now().UTC().Truncate(time.Millisecond)
-	}
-	for _, p := range pipes {
-		id, err := a.Launcher.Launch(ctx, runs.Launch{
-			RunID: runs.DerivedID(in.TriggeredBy, in.FiringID, p["_id"].(string)), Pipeline: p,
-			TriggeredBy: in.TriggeredBy, Trigger: in.Trigger, Event: in.Event,
-		})
-		if err != nil {
-			return out, fmt.Errorf("start run of pipeline %s: %w", p["_id"], err)
-		}
-		out.Runs = append(out.Runs, id)
-	}
-	return out, nil
 }

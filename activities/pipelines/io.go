@@ -1,4 +1,4 @@
-package activities
+package pipelines
 
 import (
 	"bytes"
@@ -17,55 +17,51 @@ import (
 	"platform/kernel/outbound"
 	"platform/kernel/resource"
 	"platform/kernel/store"
+	"platform/kernel/template"
 	"platform/kernel/tenant"
-	"platform/modules/automation/pipeline"
+	"platform/workflows/contract"
 )
-
-// Notifier sends a notification step's message (notify.Router).
-type Notifier interface {
-	Send(ctx context.Context, m notify.Message) error
-}
 
 // maxHTTPResponse caps the response body an http step reads.
 const maxHTTPResponse = 1 << 20
 
 // RunHTTP makes the http step's call through the outbound guard. Any
 // answer but 2xx fails the step; 4xx other than 408 and 429 is not retried.
-func (a *Activities) RunHTTP(ctx context.Context, in StepInput) (StepOutput, error) {
+func (a *Activities) RunHTTP(ctx context.Context, in contract.StepInput) (contract.StepOutput, error) {
 	start := time.Now()
 	sc, err := a.scopeFor(ctx, in)
 	if err != nil {
-		return StepOutput{}, err
+		return contract.StepOutput{}, err
 	}
 	s := in.Step
-	url := pipeline.RenderText(s.URL, sc.vars)
-	headers, _ := pipeline.Render(s.Headers, sc.vars).(map[string]string)
-	body := pipeline.Render(s.Body, sc.vars)
+	url := template.RenderText(s.URL, sc.vars)
+	headers, _ := template.Render(s.Headers, sc.vars).(map[string]string)
+	body := template.Render(s.Body, sc.vars)
 	input := map[string]any{"method": s.Method, "url": url, "headers": headers, "body": body}
 	if a.Outbound == nil {
-		return StepOutput{}, stepFailure("refused", "outbound calls are not available in this worker", true, nil)
+		return contract.StepOutput{}, stepFailure("refused", "outbound calls are not available in this worker", true, nil)
 	}
 	req, err := newStepRequest(ctx, s.Method, url, headers, body)
 	if err != nil {
-		return StepOutput{}, sc.fail("request", true, err, input)
+		return contract.StepOutput{}, sc.fail("request", true, err, input)
 	}
 	timeout := time.Duration(s.HTTPTimeoutMs()) * time.Millisecond
 	res, err := a.Outbound.Client(timeout).Do(req)
 	if err != nil {
 		var refused *outbound.RefusedError
 		err = outbound.CallFailed(outbound.Dest(url), timeout, err)
-		return StepOutput{}, a.failLogged(ctx, in, sc, "http", errors.As(err, &refused), err, input)
+		return contract.StepOutput{}, a.failLogged(ctx, in, sc, "http", errors.As(err, &refused), err, input)
 	}
 	defer res.Body.Close()
 	out, err := readStepResponse(res)
 	if err != nil {
-		return StepOutput{}, a.failLogged(ctx, in, sc, "http", false, err, input)
+		return contract.StepOutput{}, a.failLogged(ctx, in, sc, "http", false, err, input)
 	}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		permanent := res.StatusCode < 500 && res.StatusCode != http.StatusRequestTimeout && res.StatusCode != http.StatusTooManyRequests
 		msg := fmt.Sprintf("%s %s answered %d", s.Method, url, res.StatusCode)
 		// The answer (a provider's error body) is part of the failure's record.
-		return StepOutput{}, failure(StepError{Kind: "http_status", Message: sc.redact.String(msg)}, permanent, nil, nil,
+		return contract.StepOutput{}, contract.StepFailure(contract.StepError{Kind: "http_status", Message: sc.redact.String(msg)}, permanent, nil, nil,
 			sc.redact.Value(map[string]any{"request": input, "response": out}))
 	}
 	return sc.finish(start, input, out, nil)
@@ -141,19 +137,19 @@ func answerBody(raw []byte, contentType string) (any, error) {
 
 // RunDB runs the db step through the API's record layer: the customer's
 // own declared collections, with their validation, hooks and events.
-func (a *Activities) RunDB(ctx context.Context, in StepInput) (StepOutput, error) {
+func (a *Activities) RunDB(ctx context.Context, in contract.StepInput) (contract.StepOutput, error) {
 	start := time.Now()
 	sc, err := a.scopeFor(ctx, in)
 	if err != nil {
-		return StepOutput{}, err
+		return contract.StepOutput{}, err
 	}
 	if a.Records == nil {
-		return StepOutput{}, stepFailure("db", "records are not available in this worker", true, nil)
+		return contract.StepOutput{}, stepFailure("db", "records are not available in this worker", true, nil)
 	}
 	s := in.Step
-	id := pipeline.RenderText(s.RecordID, sc.vars)
-	data, _ := pipeline.Render(s.Data, sc.vars).(map[string]any)
-	filter, _ := pipeline.Render(s.Filter, sc.vars).(map[string]any)
+	id := template.RenderText(s.RecordID, sc.vars)
+	data, _ := template.Render(s.Data, sc.vars).(map[string]any)
+	filter, _ := template.Render(s.Filter, sc.vars).(map[string]any)
 	input := map[string]any{"collection": s.Collection, "op": s.Op}
 	if id != "" {
 		input["recordId"] = id
@@ -170,24 +166,24 @@ func (a *Activities) RunDB(ctx context.Context, in StepInput) (StepOutput, error
 	out, err := a.dbOp(ctx, s, id, data, filter)
 	if err != nil {
 		if text, ok := resource.CallerFault(err); ok {
-			return StepOutput{}, sc.fail("db", true, errors.New(text), input)
+			return contract.StepOutput{}, sc.fail("db", true, errors.New(text), input)
 		}
 		// A store fault's text names the store's servers.
 		err = &outbound.Failure{Cause: "the record store failed", Err: err}
-		return StepOutput{}, a.failLogged(ctx, in, sc, "db", false, err, input)
+		return contract.StepOutput{}, a.failLogged(ctx, in, sc, "db", false, err, input)
 	}
 	return sc.finish(start, input, out, nil)
 }
 
-func (a *Activities) dbOp(ctx context.Context, s pipeline.Step, id string, data, filter map[string]any) (any, error) {
+func (a *Activities) dbOp(ctx context.Context, s contract.Step, id string, data, filter map[string]any) (any, error) {
 	switch s.Op {
-	case pipeline.OpCreate:
+	case contract.OpCreate:
 		return a.Records.Create(ctx, s.Collection, data)
-	case pipeline.OpUpdate:
+	case contract.OpUpdate:
 		return a.Records.Update(ctx, s.Collection, id, data)
-	case pipeline.OpDelete:
+	case contract.OpDelete:
 		return a.Records.Delete(ctx, s.Collection, id)
-	case pipeline.OpRead:
+	case contract.OpRead:
 		if id != "" {
 			return a.Records.Get(ctx, s.Collection, id)
 		}
@@ -209,21 +205,21 @@ func (a *Activities) dbOp(ctx context.Context, s pipeline.Step, id string, data,
 }
 
 // RunNotification sends the notification step's message.
-func (a *Activities) RunNotification(ctx context.Context, in StepInput) (StepOutput, error) {
+func (a *Activities) RunNotification(ctx context.Context, in contract.StepInput) (contract.StepOutput, error) {
 	start := time.Now()
 	sc, err := a.scopeFor(ctx, in)
 	if err != nil {
-		return StepOutput{}, err
+		return contract.StepOutput{}, err
 	}
 	s := in.Step
-	m := notify.Message{Channel: s.Channel, To: recipients(pipeline.Render(s.To, sc.vars)),
-		Subject: pipeline.RenderText(s.Subject, sc.vars), Body: pipeline.RenderText(s.Template, sc.vars)}
+	m := notify.Message{Channel: s.Channel, To: recipients(template.Render(s.To, sc.vars)),
+		Subject: template.RenderText(s.Subject, sc.vars), Body: template.RenderText(s.Template, sc.vars)}
 	input := map[string]any{"channel": m.Channel, "to": store.List(m.To), "subject": m.Subject, "body": m.Body}
 	if a.Notifier == nil {
-		return StepOutput{}, stepFailure("notification", "notifications are not configured in this worker", true, nil)
+		return contract.StepOutput{}, stepFailure("notification", "notifications are not configured in this worker", true, nil)
 	}
 	if err := a.Notifier.Send(ctx, m); err != nil {
-		return StepOutput{}, a.failLogged(ctx, in, sc, "notification", notify.IsPermanent(err), err, input)
+		return contract.StepOutput{}, a.failLogged(ctx, in, sc, "notification", notify.IsPermanent(err), err, input)
 	}
 	return sc.finish(start, input, map[string]any{"sent": true, "channel": m.Channel, "recipients": len(m.To)}, nil)
 }
@@ -244,5 +240,5 @@ func recipients(v any) []string {
 	case nil:
 		return nil
 	}
-	return []string{pipeline.Text(v)}
+	return []string{template.Text(v)}
 }

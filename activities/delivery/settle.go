@@ -1,4 +1,4 @@
-package activities
+package delivery
 
 import (
 	"context"
@@ -9,22 +9,14 @@ import (
 
 	"platform/kernel/store"
 	"platform/modules/automation/webhook"
+	"platform/workflows/contract"
 )
-
-// SettleInput reports how a delivery round ended.
-type SettleInput struct {
-	EventID   string
-	Event     string // the event's name
-	WebhookID string
-	Round     int
-	Status    string // webhook.StatusParked, StatusDelivered, StatusDeactivated or StatusSkipped
-}
 
 // SettleDelivery parks a delivery whose attempts all failed in
 // webhookretries, with the attempts of the round, or records how a manual
 // retry round ended. The record's id derives from the delivery, so running
 // it again (a retried activity) changes nothing.
-func (a *Activities) SettleDelivery(ctx context.Context, in SettleInput) error {
+func (a *Activities) SettleDelivery(ctx context.Context, in contract.SettleInput) error {
 	did := webhook.DeliveryID(in.EventID, in.WebhookID)
 	coll := a.Store.Collection(webhook.RetriesCollection)
 	old, err := coll.Get(ctx, webhook.RetryRecordID(did))

@@ -1,4 +1,4 @@
-package activities
+package pipelines
 
 import (
 	"context"
@@ -15,31 +15,23 @@ import (
 	"platform/modules/automation/pipeline"
 	"platform/modules/automation/runs"
 	"platform/modules/identity"
+	"platform/workflows/contract"
 )
-
-// StartRunOutput is what the interpreter needs to run: the frozen
-// definition of the run's version and the template root `customer`.
-type StartRunOutput struct {
-	Definition pipeline.Definition
-	Version    int
-	Customer   map[string]any
-	StartedAt  time.Time // wall clock, for the run's total duration
-}
 
 // StartRun loads the definition of the run's pipeline version and makes
 // sure the run record exists (a subPipeline child has none yet; a launched
 // run has one). A missing pipeline or version fails the run for good.
-func (a *Activities) StartRun(ctx context.Context, in runs.Input) (StartRunOutput, error) {
+func (a *Activities) StartRun(ctx context.Context, in contract.RunInput) (contract.StartRunOutput, error) {
 	def, version, name, err := a.loadVersion(ctx, in.Pipeline, in.Version)
 	if err != nil {
-		return StartRunOutput{}, err
+		return contract.StartRunOutput{}, err
 	}
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	// pipelineVersion is in Set only: a path in both SetOnInsert and Set
 	// is a conflict the store refuses.
 	rec := store.Doc{
 		"pipeline": in.Pipeline, "pipelineName": name, "triggeredBy": in.TriggeredBy,
-		"event": in.Event.Doc(), "steps": []any{}, "stepCount": int64(0), "startedAt": now, "createdAt": now,
+		"event": runs.EventDoc(in.Event), "steps": []any{}, "stepCount": int64(0), "startedAt": now, "createdAt": now,
 		"depth": int64(in.Depth),
 	}
 	for k, v := range map[string]string{"trigger": in.Trigger, "parentRun": in.ParentRun, "rerunOf": in.RerunOf} {
@@ -48,24 +40,24 @@ func (a *Activities) StartRun(ctx context.Context, in runs.Input) (StartRunOutpu
 		}
 	}
 	if _, err := a.Store.Collection(runs.Runs).Upsert(ctx, in.RunID, store.Update{
-		SetOnInsert: rec, Set: store.Doc{"pipelineVersion": version, "status": runs.StatusRunning, "updatedAt": now},
+		SetOnInsert: rec, Set: store.Doc{"pipelineVersion": version, "status": contract.StatusRunning, "updatedAt": now},
 		Unset: []string{"error"}, // a start that failed before (see runs.Launcher) and now runs
 	}); err != nil {
-		return StartRunOutput{}, err
+		return contract.StartRunOutput{}, err
 	}
 	cust, err := a.customerRoot(ctx)
 	if err != nil {
-		return StartRunOutput{}, err
+		return contract.StartRunOutput{}, err
 	}
-	return StartRunOutput{Definition: *def, Version: version, Customer: cust, StartedAt: now}, nil
+	return contract.StartRunOutput{Definition: *def, Version: version, Customer: cust, StartedAt: now}, nil
 }
 
 // loadVersion reads a frozen version, or the current one for version 0.
-func (a *Activities) loadVersion(ctx context.Context, id string, version int) (*pipeline.Definition, int, string, error) {
+func (a *Activities) loadVersion(ctx context.Context, id string, version int) (*contract.Definition, int, string, error) {
 	if version == 0 {
 		p, err := a.Store.Collection(runs.Pipelines).Get(ctx, id, "version")
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, 0, "", temporal.NewNonRetryableApplicationError(fmt.Sprintf("pipeline %s does not exist", id), ErrTypePipelineNotFound, err)
+			return nil, 0, "", temporal.NewNonRetryableApplicationError(fmt.Sprintf("pipeline %s does not exist", id), contract.ErrTypePipelineNotFound, err)
 		}
 		if err != nil {
 			return nil, 0, "", err
@@ -74,7 +66,7 @@ func (a *Activities) loadVersion(ctx context.Context, id string, version int) (*
 	}
 	doc, err := a.Store.Collection(runs.Versions).Get(ctx, runs.VersionID(id, version))
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, 0, "", temporal.NewNonRetryableApplicationError(fmt.Sprintf("version %d of pipeline %s does not exist", version, id), ErrTypePipelineNotFound, err)
+		return nil, 0, "", temporal.NewNonRetryableApplicationError(fmt.Sprintf("version %d of pipeline %s does not exist", version, id), contract.ErrTypePipelineNotFound, err)
 	}
 	if err != nil {
 		return nil, 0, "", err
@@ -82,7 +74,7 @@ func (a *Activities) loadVersion(ctx context.Context, id string, version int) (*
 	def, _ := doc["definition"].(store.Doc)
 	d, err := pipeline.FromDoc(def)
 	if err != nil {
-		return nil, 0, "", temporal.NewNonRetryableApplicationError("stored definition unreadable: "+err.Error(), ErrTypePipelineInvalid, err)
+		return nil, 0, "", temporal.NewNonRetryableApplicationError("stored definition unreadable: "+err.Error(), contract.ErrTypePipelineInvalid, err)
 	}
 	return d, version, d.Name, nil
 }
@@ -101,31 +93,8 @@ func (a *Activities) customerRoot(ctx context.Context) (map[string]any, error) {
 	return map[string]any{"id": id, "slug": doc["slug"], "name": doc["name"]}, nil
 }
 
-// StepRecord is one executed step as the run record shows it.
-type StepRecord struct {
-	ID         string
-	Type       string
-	Status     string // success or failed
-	Input      any
-	Output     any
-	Error      *StepError
-	Logs       []string
-	Attempts   int
-	StartedAt  time.Time
-	DurationMs float64
-}
-
-// StepError is a step's failure as recorded.
-type StepError struct {
-	Kind     string `json:"kind"`
-	Message  string `json:"message"`
-	Line     int    `json:"line,omitempty"`
-	Column   int    `json:"column,omitempty"`
-	Attempts int    `json:"attempts,omitempty"` // the attempt that failed last
-}
-
 // Run-record limits: a record stays far below a document's maximum size
-// however many steps a run executes (pipeline.MaxExecutedSteps).
+// however many steps a run executes (contract.MaxExecutedSteps).
 const (
 	// MaxRecordedValue caps a step's input or output as its record shows
 	// it (the run's history keeps the whole value).
@@ -135,7 +104,8 @@ const (
 	MaxDetailedSteps = 200
 )
 
-func (r StepRecord) doc(index int) store.Doc {
+// stepDoc is the run record's entry of the index-th executed step.
+func stepDoc(r contract.StepRecord, index int) store.Doc {
 	d := store.Doc{
 		"id": r.ID, "type": r.Type, "status": r.Status,
 		"startedAt": r.StartedAt.UTC().Truncate(time.Millisecond), "duration": r.DurationMs,
@@ -168,20 +138,13 @@ func capped(v any) any {
 	return store.Doc{"truncated": true, "bytes": int64(len(raw)), "note": "larger than the run record keeps; the run's Temporal history has it whole"}
 }
 
-// RecordStepInput is one executed step, the Index-th of the run.
-type RecordStepInput struct {
-	RunID string
-	Index int
-	Step  StepRecord
-}
-
 // RecordStep appends the step to the run record. The append is
 // conditional on the record holding Index steps, so a repeated call (a
 // local activity retried after it wrote) appends nothing.
-func (a *Activities) RecordStep(ctx context.Context, in RecordStepInput) error {
+func (a *Activities) RecordStep(ctx context.Context, in contract.RecordStepInput) error {
 	coll := a.Store.Collection(runs.Runs)
 	_, err := coll.Update(ctx, query.AllOf(query.ID(in.RunID), query.Eq("stepCount", int64(in.Index))), store.Update{
-		Push: map[string]any{"steps": in.Step.doc(in.Index)},
+		Push: map[string]any{"steps": stepDoc(in.Step, in.Index)},
 		Set:  store.Doc{"stepCount": int64(in.Index + 1), "updatedAt": time.Now().UTC().Truncate(time.Millisecond)},
 	})
 	if errors.Is(err, store.ErrNotFound) {
@@ -194,19 +157,8 @@ func (a *Activities) RecordStep(ctx context.Context, in RecordStepInput) error {
 	return err
 }
 
-// FinishRunInput is a run's outcome.
-type FinishRunInput struct {
-	RunID      string
-	Status     string
-	Error      *StepError
-	FailedStep string
-	Output     any
-	StartedAt  time.Time // zero when the run never started
-	Cancelled  bool
-}
-
 // FinishRun writes the outcome into the run record.
-func (a *Activities) FinishRun(ctx context.Context, in FinishRunInput) error {
+func (a *Activities) FinishRun(ctx context.Context, in contract.FinishRunInput) error {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	set := store.Doc{
 		"status": in.Status, "totalDuration": totalMs(in.StartedAt, now),

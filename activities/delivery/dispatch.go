@@ -1,4 +1,4 @@
-package activities
+package delivery
 
 import (
 	"context"
@@ -9,29 +9,19 @@ import (
 	"platform/kernel/query"
 	"platform/kernel/store"
 	"platform/modules/automation/webhook"
+	"platform/workflows/contract"
 )
-
-// EventTargetsInput names a stored event of the customer in ctx.
-type EventTargetsInput struct {
-	EventID string
-	Event   string // the event's name
-}
-
-// EventTargetsOutput lists the webhooks the event goes to.
-type EventTargetsOutput struct {
-	Webhooks []string // ids, sorted
-}
 
 // EventTargets lists the customer's active webhooks whose events filter
 // selects the event.
-func (a *Activities) EventTargets(ctx context.Context, in EventTargetsInput) (EventTargetsOutput, error) {
+func (a *Activities) EventTargets(ctx context.Context, in contract.EventTargetsInput) (contract.EventTargetsOutput, error) {
 	hooks, err := a.Store.Collection(webhook.Collection).Find(ctx, store.FindOptions{
 		Filter: query.Eq("active", true), Fields: []string{"events"},
 	})
 	if err != nil {
-		return EventTargetsOutput{}, err
+		return contract.EventTargetsOutput{}, err
 	}
-	var out EventTargetsOutput
+	var out contract.EventTargetsOutput
 	for _, h := range hooks {
 		if events.Matches(store.Strings(h["events"]), in.Event) {
 			out.Webhooks = append(out.Webhooks, h["_id"].(string))
@@ -41,12 +31,9 @@ func (a *Activities) EventTargets(ctx context.Context, in EventTargetsInput) (Ev
 	return out, nil
 }
 
-// MarkDispatchedInput names the event whose deliveries have all started.
-type MarkDispatchedInput struct{ EventID string }
-
 // MarkDispatched sets the event's dispatched flag, so the sweeper leaves it
 // alone.
-func (a *Activities) MarkDispatched(ctx context.Context, in MarkDispatchedInput) error {
+func (a *Activities) MarkDispatched(ctx context.Context, in contract.MarkDispatchedInput) error {
 	return events.MarkDispatched(ctx, a.Store, in.EventID)
 }
 

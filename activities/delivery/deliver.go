@@ -1,4 +1,4 @@
-package activities
+package delivery
 
 import (
 	"context"
@@ -17,12 +17,7 @@ import (
 	"platform/kernel/store"
 	"platform/kernel/tenant"
 	"platform/modules/automation/webhook"
-)
-
-// Error types of DeliverWebhook, matched by the delivery workflow.
-const (
-	ErrTypeAttemptFailed = "WebhookAttemptFailed" // retried by the policy
-	ErrTypeGone          = "WebhookGone"          // 410: not retried, webhook deactivated
+	"platform/workflows/contract"
 )
 
 // HeartbeatEvery is how often a running delivery attempt heartbeats, so a
@@ -30,37 +25,23 @@ const (
 // rather than after the whole attempt's time-out.
 const HeartbeatEvery = 3 * time.Second
 
-// DeliverInput names one delivery: the event to the webhook, in a round
-// (0: the dispatch; n: the n-th manual retry).
-type DeliverInput struct {
-	EventID   string
-	WebhookID string
-	Round     int
-}
-
-// DeliverOutput is a successful or skipped attempt.
-type DeliverOutput struct {
-	Status     string // webhook.StatusDelivered or webhook.StatusSkipped
-	StatusCode int
-}
-
 // DeliverWebhook makes one signed POST of the event to the webhook and
 // records the attempt. Any answer but 2xx is an error the retry policy
 // retries; 410 Gone deactivates the webhook and is not retried. The
 // webhook is read on every attempt, so a changed URL or secret applies to
 // the next attempt and a deactivated or deleted webhook stops its retries.
-func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverInput) (DeliverOutput, error) {
+func (a *Activities) DeliverWebhook(ctx context.Context, in contract.DeliverInput) (contract.DeliverOutput, error) {
 	hook, err := a.Store.Collection(webhook.Collection).Get(ctx, in.WebhookID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && hook["active"] != true) {
-		return DeliverOutput{Status: webhook.StatusSkipped}, nil
+		return contract.DeliverOutput{Status: webhook.StatusSkipped}, nil
 	} else if err != nil {
-		return DeliverOutput{}, err
+		return contract.DeliverOutput{}, err
 	}
 	ev, err := a.loadEvent(ctx, in.EventID)
 	if errors.Is(err, store.ErrNotFound) {
-		return DeliverOutput{Status: webhook.StatusSkipped}, nil
+		return contract.DeliverOutput{Status: webhook.StatusSkipped}, nil
 	} else if err != nil {
-		return DeliverOutput{}, err
+		return contract.DeliverOutput{}, err
 	}
 	cust, _ := tenant.Customer(ctx)
 	msg := webhook.Message{DeliveryID: webhook.DeliveryID(in.EventID, in.WebhookID), Event: ev.Name,
@@ -69,7 +50,7 @@ func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverInput) (Deliv
 	if target.Secret, err = a.webhookSecret(cust, in.WebhookID, hook["secret"]); err != nil {
 		// A secret that does not open (another master key) must not send
 		// an unsigned delivery: fail the attempt.
-		return DeliverOutput{}, temporal.NewApplicationError("the webhook's secret cannot be opened: "+err.Error(), ErrTypeAttemptFailed)
+		return contract.DeliverOutput{}, temporal.NewApplicationError("the webhook's secret cannot be opened: "+err.Error(), contract.ErrTypeAttemptFailed)
 	}
 	res := a.post(ctx, target, msg)
 	a.recordAttempt(ctx, in, msg, target.URL, res)
@@ -77,17 +58,17 @@ func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverInput) (Deliv
 }
 
 // judge turns an attempt into the activity's result.
-func (a *Activities) judge(ctx context.Context, in DeliverInput, res attempt) (DeliverOutput, error) {
+func (a *Activities) judge(ctx context.Context, in contract.DeliverInput, res attempt) (contract.DeliverOutput, error) {
 	switch {
 	case res.ok():
-		return DeliverOutput{Status: webhook.StatusDelivered, StatusCode: res.StatusCode}, nil
+		return contract.DeliverOutput{Status: webhook.StatusDelivered, StatusCode: res.StatusCode}, nil
 	case res.StatusCode == http.StatusGone:
 		if err := a.deactivate(ctx, in.WebhookID); err != nil {
-			return DeliverOutput{}, err
+			return contract.DeliverOutput{}, err
 		}
-		return DeliverOutput{}, temporal.NewNonRetryableApplicationError("the receiver answered 410 Gone; the webhook is deactivated", ErrTypeGone, nil)
+		return contract.DeliverOutput{}, temporal.NewNonRetryableApplicationError("the receiver answered 410 Gone; the webhook is deactivated", contract.ErrTypeGone, nil)
 	}
-	return DeliverOutput{}, temporal.NewApplicationError(res.summary(), ErrTypeAttemptFailed, res.StatusCode)
+	return contract.DeliverOutput{}, temporal.NewApplicationError(res.summary(), contract.ErrTypeAttemptFailed, res.StatusCode)
 }
 
 // attempt is what one POST gave.
@@ -224,7 +205,7 @@ func (a *Activities) webhookSecret(customer, hookID string, stored any) (string,
 // recordAttempt writes the attempt's webhookdeliveries record under an id
 // derived from the attempt, so a repeated write is a no-op. A failed write
 // is logged, not fatal: the delivery matters more than its history.
-func (a *Activities) recordAttempt(ctx context.Context, in DeliverInput, m webhook.Message, rawURL string, r attempt) {
+func (a *Activities) recordAttempt(ctx context.Context, in contract.DeliverInput, m webhook.Message, rawURL string, r attempt) {
 	n := int(activity.GetInfo(ctx).Attempt)
 	status := webhook.StatusFailed
 	if r.ok() {

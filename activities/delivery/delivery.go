@@ -1,0 +1,41 @@
+// Package delivery holds the activities of an event's way out, as the
+// DispatchEvent and WebhookDelivery workflows execute them: which
+// webhooks the event goes to, the runs of the pipelines it triggers, each
+// signed delivery attempt, the parking of a delivery whose attempts all
+// failed, and the event's dispatched mark.
+package delivery
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"platform/kernel/outbound"
+	"platform/kernel/store"
+	"platform/modules/automation/runs"
+)
+
+// Activities are the delivery activities with their dependencies.
+type Activities struct {
+	Store store.Store
+	Log   *slog.Logger
+	// Outbound guards calls to tenant URLs; nil refuses them all.
+	Outbound *outbound.Guard
+	// WebhookTimeout bounds one webhook delivery attempt.
+	WebhookTimeout time.Duration
+	// Vault opens sealed webhook secrets; nil without a master key.
+	Vault Opener
+	// Launcher starts the runs events trigger; nil starts none.
+	Launcher Launcher
+}
+
+// Opener opens the sealed secrets of one record of a customer
+// (credentials.Vault).
+type Opener interface {
+	Open(customer, recordID string, sealed store.Doc) (map[string]any, error)
+}
+
+// Launcher writes a run record and starts its run (runs.Launcher).
+type Launcher interface {
+	Launch(ctx context.Context, in runs.Launch) (string, error)
+}

@@ -1,0 +1,49 @@
+package worker_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"platform/activities/delivery"
+	"platform/activities/pipelines"
+	"platform/activities/system"
+	"platform/worker"
+)
+
+// TestRegisterKeepsTheRecordedNames: the worker registers exactly these
+// workflow and activity types, each by an explicit name. They are the
+// names recorded histories and running workflows refer to, so they are
+// written out here rather than read from the contract: renaming one there
+// fails this test. Nothing is registered by its Go name (a struct's every
+// exported method, as DeployedFunction once was).
+func TestRegisterKeepsTheRecordedNames(t *testing.T) {
+	t.Parallel()
+	r := &recorder{}
+	worker.Register(r, worker.Activities{System: &system.Activities{}, Delivery: &delivery.Activities{}, Pipelines: &pipelines.Activities{}})
+	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "PipelineRun", "FireTrigger"}, r.workflows)
+	require.ElementsMatch(t, []string{
+		"SelfCheck",
+		"EventTargets", "LaunchEventRuns", "MarkDispatched", "DeliverWebhook", "SettleDelivery",
+		"StartRun", "RecordStep", "FinishRun", "RunHTTP", "RunDB", "RunNotification", "RunTransform", "RunFunction", "LaunchTriggerRuns",
+	}, r.activities)
+}
+
+// recorder notes the names Register gives. Its embedded registry is nil,
+// so a registration under the Go name (RegisterWorkflow, RegisterActivity)
+// panics instead of being counted.
+type recorder struct {
+	sdkworker.Registry
+	workflows, activities []string
+}
+
+func (r *recorder) RegisterWorkflowWithOptions(_ any, o workflow.RegisterOptions) {
+	r.workflows = append(r.workflows, o.Name)
+}
+
+func (r *recorder) RegisterActivityWithOptions(_ any, o activity.RegisterOptions) {
+	r.activities = append(r.activities, o.Name)
+}
