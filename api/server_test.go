@@ -25,7 +25,7 @@ import (
 	"platform/kernel/resource"
 	"platform/kernel/settings"
 	"platform/kernel/store"
-	"platform/modules/crm"
+	"platform/modules/crm/bugs"
 	"platform/test/testenv"
 )
 
@@ -53,7 +53,7 @@ func TestRateLimiterOfAGoneClientIs499(t *testing.T) {
 	limiter := stalledLimiter{entered: make(chan struct{})}
 	s := api.New(api.Deps{
 		Config: p.Config, Service: &resource.Service{Store: p.Store, Events: p.Events, Registry: resource.NewRegistry(), Log: log},
-		Verifier: p.Verifier, Limiter: limiter, Bugs: &crm.BugRecorder{Service: p.Service, Log: log}, Metrics: obs.NewMetrics(),
+		Verifier: p.Verifier, Limiter: limiter, Bugs: &bugs.Recorder{Service: p.Service, Log: log}, Metrics: obs.NewMetrics(),
 	})
 	require.NoError(t, s.Mount(context.Background(), &api.Module{Name: "gate", HostLabel: "gate", Version: "0.0.1",
 		Routes: func(r *api.ModuleRouter) {

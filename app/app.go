@@ -32,11 +32,17 @@ import (
 	"platform/modules/config"
 	"platform/modules/config/credentials"
 	"platform/modules/crm"
+	"platform/modules/crm/bugs"
 	"platform/modules/developer"
 	"platform/modules/identity"
 	"platform/modules/marketing"
 	"platform/modules/oauth"
 	"platform/worker"
+)
+
+var (
+	_ api.BugReporter = (*bugs.Recorder)(nil)
+	_ system.Bugs     = (*bugs.Recorder)(nil)
 )
 
 // App is one wired platform.
@@ -55,7 +61,7 @@ type App struct {
 	// Service is the record service every write of a record goes through.
 	Service *resource.Service
 	// Bugs files runtime errors as Bug tasks (HTTP, workflows, activities).
-	Bugs  *crm.BugRecorder
+	Bugs  *bugs.Recorder
 	API   *api.Server
 	Audit trail.Writer
 	OAuth *oauth.Service
@@ -105,7 +111,7 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 		return nil, err
 	}
 	a.Service = &resource.Service{Store: st, Events: a.Events, Registry: a.Registry, Log: log}
-	a.Bugs = &crm.BugRecorder{Service: a.Service, Log: log}
+	a.Bugs = &bugs.Recorder{Service: a.Service, Log: log}
 	if err := a.wireEvents(a.Service); err != nil {
 		return nil, err
 	}
@@ -208,7 +214,7 @@ func (a *App) starter(taskQueue string) *temporalx.Starter {
 // the event sweeper that runs with it.
 func (a *App) Worker(taskQueue string) sdkworker.Worker {
 	acts := worker.Activities{
-		System:    &system.Activities{Store: a.Store},
+		System:    &system.Activities{Store: a.Store, Bugs: a.Bugs},
 		Delivery:  a.deliveryActivities(),
 		Pipelines: a.pipelineActivities(),
 	}

@@ -26,7 +26,7 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 	worker.Register(r, worker.Activities{System: &system.Activities{}, Delivery: &delivery.Activities{}, Pipelines: &pipelines.Activities{}})
 	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "PipelineRun", "FireTrigger"}, r.workflows)
 	require.ElementsMatch(t, []string{
-		"SelfCheck",
+		"SelfCheck", "ReportBug",
 		"EventTargets", "LaunchEventRuns", "MarkDispatched", "DeliverWebhook", "SettleDelivery",
 		"StartRun", "RecordStep", "FinishRun", "RunHTTP", "RunDB", "RunNotification", "RunTransform", "RunFunction", "LaunchTriggerRuns",
 	}, r.activities)

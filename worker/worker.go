@@ -79,7 +79,7 @@ func registerActivities(r sdkworker.ActivityRegistry, list []named) {
 }
 
 func systemActivities(a *system.Activities) []named {
-	return []named{{contract.ActivitySelfCheck, a.SelfCheck}}
+	return []named{{contract.ActivitySelfCheck, a.SelfCheck}, {contract.ActivityReportBug, a.ReportBug}}
 }
 
 func deliveryActivities(a *delivery.Activities) []named {

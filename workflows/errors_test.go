@@ -38,7 +38,7 @@ func TestPlatformFaultsReachRunRecordsAsNeutralText(t *testing.T) {
 				ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Second,
 					RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}})
 				err := workflow.ExecuteActivity(ctx, "Fail").Get(ctx, nil)
-				return *errorOf(ctx, err), nil
+				return *errorOf(ctx, "test", err), nil
 			})
 			require.NoError(t, env.GetWorkflowError())
 			var got contract.StepError

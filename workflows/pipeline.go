@@ -33,7 +33,7 @@ func PipelineRun(ctx workflow.Context, in contract.RunInput) (contract.RunResult
 		if ctx.Err() != nil { // cancelled before it started
 			return r.cancelled(ctx)
 		}
-		return r.fail(ctx, "", errorOf(ctx, err))
+		return r.fail(ctx, "", errorOf(ctx, "workflow PipelineRun, run start", err))
 	}
 	return r.run(ctx)
 }
@@ -128,7 +128,7 @@ func (r *interpreter) exec(ctx workflow.Context, s contract.Step, executed int) 
 	if err != nil {
 		var input any
 		rec.Status, rec.Output = contract.StatusFailed, nil
-		rec.Error, rec.Logs, input = failureOf(ctx, err)
+		rec.Error, rec.Logs, input = failureOf(ctx, "workflow PipelineRun, "+s.Type+" step", err)
 		if input != nil {
 			rec.Input = input
 		}
@@ -299,16 +299,18 @@ func stepError(kind, msg string) error {
 // failureOf turns a step's error into its record: the StepError, logs and
 // rendered input an activity attached, or a description of a time-out, a
 // failed child run or a platform fault.
-func failureOf(ctx workflow.Context, err error) (*contract.StepError, []string, any) {
+func failureOf(ctx workflow.Context, where string, err error) (*contract.StepError, []string, any) {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.Type() == contract.ErrTypeStep && app.HasDetails() {
 		d, logs, input := contract.StepFailureDetails(app)
 		return &d, logs, input
 	}
-	return errorOf(ctx, err), nil, nil
+	return errorOf(ctx, where, err), nil, nil
 }
 
-func errorOf(ctx workflow.Context, err error) *contract.StepError {
+// errorOf describes a failure for the run record; where names the place
+// in the workflow, for the Bug task a platform fault files.
+func errorOf(ctx workflow.Context, where string, err error) *contract.StepError {
 	var (
 		app     *temporal.ApplicationError
 		timeout *temporal.TimeoutError
@@ -328,9 +330,31 @@ func errorOf(ctx workflow.Context, err error) *contract.StepError {
 	}
 	// A plain Go error from an activity (a store or sandbox fault) may name
 	// internal addresses: the run record gets a neutral text, the worker's
-	// log the error (the SDK does not log failed local activities).
-	workflow.GetLogger(ctx).Error("pipeline step failed on a platform fault", "error", err)
+	// log the error (the SDK does not log failed local activities), and
+	// the customer a Bug task.
+	workflow.GetLogger(ctx).Error("pipeline step failed on a platform fault", "where", where, "error", err)
+	reportFault(ctx, where, err)
 	return &contract.StepError{Kind: "internal", Message: internalError}
+}
+
+// reportFault files a fault of the platform as a Bug task of the run's
+// customer: one task per place and kind of error, counting occurrences.
+// Versioned: histories recorded before it hold no such activity.
+func reportFault(ctx workflow.Context, where string, err error) {
+	if workflow.GetVersion(ctx, "report-faults", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	kind := "error"
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		kind = app.Type()
+	}
+	in := contract.ReportBugInput{Where: where, Kind: kind, DebugID: workflow.GetInfo(ctx).WorkflowExecution.ID}
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: 10 * time.Second, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3}})
+	if rerr := workflow.ExecuteLocalActivity(lctx, contract.ActivityReportBug, in).Get(ctx, nil); rerr != nil {
+		workflow.GetLogger(ctx).Warn("could not file the fault as a Bug task", "where", where, "error", rerr)
+	}
 }
 
 // internalError is what a run record says of a platform fault.

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"platform/activities/pipelines"
+	"platform/activities/system"
 	"platform/app"
 	"platform/kernel/outbound"
 	"platform/kernel/resource"
@@ -83,6 +84,7 @@ type pipeFixture struct {
 	app      *app.App
 	records  *resource.Records
 	acts     *pipelines.Activities
+	system   *system.Activities // with the app: faults file Bug tasks
 }
 
 func newPipeFixture(t *testing.T) *pipeFixture {
@@ -102,6 +104,7 @@ func newPipeFixture(t *testing.T) *pipeFixture {
 	f := newFixtureOn(t, st, cust.ID)
 	f.app, f.records = a, a.Service.Records("crm")
 	f.acts.Records = f.records
+	f.system = &system.Activities{Store: st, Bugs: a.Bugs}
 	return f
 }
 
@@ -137,7 +140,7 @@ func (f *pipeFixture) newEnv() *testsuite.TestWorkflowEnvironment {
 	p, err := converter.GetDefaultDataConverter().ToPayload(f.customer)
 	require.NoError(f.t, err)
 	env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{tenant.HeaderKey: p}})
-	worker.Register(env, worker.Activities{Pipelines: f.acts})
+	worker.Register(env, worker.Activities{Pipelines: f.acts, System: f.system})
 	return env
 }
 

@@ -1,4 +1,5 @@
-// Package system holds the activity of the SelfCheck workflow.
+// Package system holds the activities every workflow may use: the
+// self-check's, and the filing of the platform's own faults as Bug tasks.
 package system
 
 import (
@@ -12,9 +13,25 @@ import (
 	"platform/workflows/contract"
 )
 
-// Activities are the self-check's activity with its dependency.
+// Activities are the system activities with their dependencies.
 type Activities struct {
 	Store store.Store
+	// Bugs files faults as Bug tasks (crm's bugs.Recorder); nil files none.
+	Bugs Bugs
+}
+
+// Bugs files a fault of the platform for the customer of ctx.
+type Bugs interface {
+	ReportFault(ctx context.Context, where, debugID, kind string)
+}
+
+// ReportBug files a workflow's fault as a Bug task of its customer (one
+// per signature, counted). It never fails the workflow that reports.
+func (a *Activities) ReportBug(ctx context.Context, in contract.ReportBugInput) error {
+	if a.Bugs != nil {
+		a.Bugs.ReportFault(ctx, in.Where, in.DebugID, in.Kind)
+	}
+	return nil
 }
 
 // SelfCheck writes a marker for the customer of ctx and reads it back.

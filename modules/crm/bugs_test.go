@@ -16,6 +16,7 @@ import (
 	"platform/kernel/query"
 	"platform/kernel/store"
 	"platform/modules/crm"
+	"platform/modules/crm/bugs"
 	"platform/test/apitest"
 	"platform/test/testenv"
 )
@@ -164,7 +165,7 @@ func TestClientHangUpIsNoServerError(t *testing.T) {
 func TestBugRecorderSkipsCancellations(t *testing.T) {
 	t.Parallel()
 	p := testenv.NewPlatform(t, testenv.Options{})
-	rec := &crm.BugRecorder{Service: p.Service, Log: testenv.Logger(t)}
+	rec := &bugs.Recorder{Service: p.Service, Log: testenv.Logger(t)}
 	cancelled, cancel := context.WithCancel(p.Ctx())
 	cancel()
 	rec.ReportBug(cancelled, "dbg-canceled", "GET /x", fmt.Errorf("find: %w", context.Canceled))

@@ -26,6 +26,9 @@ const (
 	// SelfCheck
 	ActivitySelfCheck = "SelfCheck"
 
+	// Any workflow: a fault of the platform becomes a Bug task.
+	ActivityReportBug = "ReportBug"
+
 	// DispatchEvent and WebhookDelivery
 	ActivityEventTargets    = "EventTargets"
 	ActivityLaunchEventRuns = "LaunchEventRuns"

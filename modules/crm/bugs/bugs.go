@@ -1,4 +1,8 @@
-package crm
+// Package bugs files the platform's runtime errors as CRM tasks of type Bug
+// (the platform convention), through the record service: from failed
+// requests (api.BugReporter), from workflows and activities (the
+// ReportBug activity) and from background work such as the sweeper.
+package bugs
 
 import (
 	"context"
@@ -8,22 +12,20 @@ import (
 	"reflect"
 	"time"
 
-	"platform/api"
-	"platform/kernel/query"
+		"platform/kernel/query"
 	"platform/kernel/resource"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
+	"platform/modules/crm"
 )
 
-var _ api.BugReporter = (*BugRecorder)(nil)
-
-// BugRecorder records runtime errors as tasks of type Bug (the platform
-// convention), through the record service like any write. One recurring
+// Recorder records runtime errors as tasks of type Bug, through the
+// record service like any write. One recurring
 // fault is one task: occurrences with the same signature (where it
 // happened and the kind of error) count up on it and move its lastSeenAt,
 // and a done one is reopened. The task names where and the debug id only:
 // the cause stays in the logs, found by the debug id.
-type BugRecorder struct {
+type Recorder struct {
 	Service *resource.Service
 	Log     *slog.Logger
 }
@@ -36,18 +38,28 @@ type Bug struct {
 	// DebugID finds the occurrence in the logs (a request's debug id, a
 	// workflow's id).
 	DebugID string
-	Cause   error
+	// Kind is what went wrong (KindOf the error): with Where, the task's
+	// signature.
+	Kind  string
+	Cause error // nil when it did not cross to here (a workflow's fault)
 }
 
 // ReportBug implements api.BugReporter: a request that failed with 500.
-func (b *BugRecorder) ReportBug(ctx context.Context, debugID, route string, cause error) {
-	b.Record(ctx, Bug{Where: route, DebugID: debugID, Cause: cause})
+func (b *Recorder) ReportBug(ctx context.Context, debugID, route string, cause error) {
+	b.Record(ctx, Bug{Where: route, DebugID: debugID, Kind: KindOf(cause), Cause: cause})
+}
+
+// ReportFault implements the system activities' reporter: a fault inside
+// a workflow, known by where it happened and its kind (its error does not
+// cross the workflow's boundary).
+func (b *Recorder) ReportFault(ctx context.Context, where, debugID, kind string) {
+	b.Record(ctx, Bug{Where: where, DebugID: debugID, Kind: kind})
 }
 
 // Record files the occurrence under the customer in ctx. A cancellation or
 // an expired deadline is no defect of the code (a client hung up, a
 // dependency was slow): the log has it, and no task is filed.
-func (b *BugRecorder) Record(ctx context.Context, bug Bug) {
+func (b *Recorder) Record(ctx context.Context, bug Bug) {
 	if errors.Is(bug.Cause, context.Canceled) || errors.Is(bug.Cause, context.DeadlineExceeded) {
 		return
 	}
@@ -67,7 +79,7 @@ func (b *BugRecorder) Record(ctx context.Context, bug Bug) {
 // file counts the occurrence on the task of its signature, creating the
 // task the first time (a concurrent first occurrence loses the race on
 // the unique signature and counts instead).
-func (b *BugRecorder) file(ctx context.Context, bug Bug) error {
+func (b *Recorder) file(ctx context.Context, bug Bug) error {
 	tasks := b.Service.Registry.Get("crm", "tasks")
 	sig := Signature(bug)
 	err := b.recur(ctx, tasks, sig, bug)
@@ -75,7 +87,7 @@ func (b *BugRecorder) file(ctx context.Context, bug Bug) error {
 		return err
 	}
 	_, err = b.Service.CreateWith(ctx, tasks, store.Doc{
-		"title": "Runtime error in " + bug.Where, "type": TypeBug, "priority": "high",
+		"title": "Runtime error in " + bug.Where, "type": crm.TypeBug, "priority": "high",
 		"description": "An unexpected error in " + bug.Where + ". Debug id of the first occurrence: `" + bug.DebugID +
 			"`; the cause is in the platform log under this id (the latest occurrence's id is in debugId).",
 	}, store.Doc{"signature": sig, "occurrences": int64(1), "lastSeenAt": time.Now().UTC().Truncate(time.Millisecond), "debugId": bug.DebugID})
@@ -87,17 +99,17 @@ func (b *BugRecorder) file(ctx context.Context, bug Bug) error {
 
 // recur counts one more occurrence on the task of sig and reopens it if
 // it was done.
-func (b *BugRecorder) recur(ctx context.Context, tasks *resource.Resource, sig string, bug Bug) error {
+func (b *Recorder) recur(ctx context.Context, tasks *resource.Resource, sig string, bug Bug) error {
 	doc, err := b.Service.Apply(ctx, tasks, query.Eq("signature", sig), resource.Change{
 		Inc:   map[string]any{"occurrences": int64(1)},
 		Set:   store.Doc{"lastSeenAt": time.Now().UTC().Truncate(time.Millisecond), "debugId": bug.DebugID},
 		Event: resource.EventUpdated,
 	})
-	if err != nil || doc["_status"] != TaskDone {
+	if err != nil || doc["_status"] != crm.TaskDone {
 		return err
 	}
-	_, err = b.Service.Apply(ctx, tasks, query.AllOf(query.Eq("signature", sig), query.Eq("_status", TaskDone)),
-		resource.Change{Set: store.Doc{"_status": TaskOpen}, Event: "reopened"})
+	_, err = b.Service.Apply(ctx, tasks, query.AllOf(query.Eq("signature", sig), query.Eq("_status", crm.TaskDone)),
+		resource.Change{Set: store.Doc{"_status": crm.TaskOpen}, Event: "reopened"})
 	if resource.KindOf(err) == resource.KindNotFound {
 		return nil // reopened meanwhile
 	}
@@ -105,13 +117,14 @@ func (b *BugRecorder) recur(ctx context.Context, tasks *resource.Resource, sig s
 }
 
 // Signature identifies one recurring fault: where it happened and the kind
-// of error (the record service's kind, or the Go type of the innermost
-// cause), not its text, which holds ids that differ every time.
+// of error, not its text, which holds ids that differ every time.
 func Signature(bug Bug) string {
-	return bug.Where + " | " + errorKind(bug.Cause)
+	return bug.Where + " | " + bug.Kind
 }
 
-func errorKind(err error) string {
+// KindOf names the kind of an error: the record service's kind, or the Go
+// type of the innermost cause.
+func KindOf(err error) string {
 	var re *resource.Error
 	if errors.As(err, &re) {
 		return re.Kind.String()
