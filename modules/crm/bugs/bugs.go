@@ -12,7 +12,7 @@ import (
 	"reflect"
 	"time"
 
-		"platform/kernel/query"
+	"platform/kernel/query"
 	"platform/kernel/resource"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
