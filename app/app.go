@@ -220,6 +220,6 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 	}
 	return &dispatch.Worker{
 		Worker:  worker.New(a.Temporal, taskQueue, acts),
-		Sweeper: &dispatch.Sweeper{Store: a.Store, Starter: a.starter(taskQueue), Log: a.Log},
+		Sweeper: &dispatch.Sweeper{Store: a.Store, Starter: a.starter(taskQueue), Log: a.Log, Customers: a.Identity, Bugs: a.Bugs},
 	}
 }

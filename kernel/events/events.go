@@ -6,9 +6,11 @@ package events
 
 import (
 	"context"
-	"platform/kernel/resource"
 	"sync"
 	"time"
+
+	"platform/kernel/query"
+	"platform/kernel/resource"
 
 	"platform/kernel/groupcommit"
 	"platform/kernel/store"
@@ -76,4 +78,28 @@ func (r *Recorder) inserter() *groupcommit.Inserter {
 		}}
 	})
 	return r.batches
+}
+
+// Pending is an event stored but not dispatched yet.
+type Pending struct {
+	ID, Name  string
+	Timestamp time.Time
+}
+
+// Undispatched lists up to limit events of customer not dispatched yet
+// (unsorted: the cheap query, served by the index on dispatched).
+func Undispatched(ctx context.Context, st store.Store, customer string, limit int) ([]Pending, error) {
+	docs, err := st.Collection(Collection).Find(tenant.WithCustomer(ctx, customer), store.FindOptions{
+		Filter: query.Eq("dispatched", false), Limit: int64(limit), Fields: []string{"name", "timestamp"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Pending, len(docs))
+	for i, d := range docs {
+		out[i].ID, _ = d["_id"].(string)
+		out[i].Name, _ = d["name"].(string)
+		out[i].Timestamp, _ = d["timestamp"].(time.Time)
+	}
+	return out, nil
 }

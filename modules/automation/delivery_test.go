@@ -235,7 +235,7 @@ func checkNoRedispatch(t *testing.T, p *testenv.Platform, rc *receiver, r receiv
 		Input: contract.DeliveryInput{EventID: eventID, Event: "consumers.created", WebhookID: hookID}})
 	require.NoError(t, err)
 	require.False(t, started, "the delivery ran already")
-	n, err := (&dispatch.Sweeper{Store: p.Store, Starter: st, Log: p.Log, Grace: time.Nanosecond}).Sweep(context.Background())
+	n, err := (&dispatch.Sweeper{Store: p.Store, Starter: st, Log: p.Log, Customers: p.Identity, Grace: time.Nanosecond}).Sweep(context.Background())
 	require.NoError(t, err)
 	require.Zero(t, n, "nothing left to sweep")
 	time.Sleep(500 * time.Millisecond)

@@ -107,3 +107,17 @@ func customerOf(d store.Doc) *Customer {
 	c.Package = store.Strings(d["package"])
 	return c
 }
+
+// CustomerIDs lists every customer's id, a page at a time (skip, limit),
+// for platform work that goes customer by customer (the event sweeper).
+func (s *Service) CustomerIDs(ctx context.Context, skip, limit int64) ([]string, error) {
+	docs, err := s.Store.Global(Customers).Find(ctx, store.FindOptions{Fields: []string{"_id"}, Skip: skip, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(docs))
+	for i, d := range docs {
+		out[i], _ = d["_id"].(string)
+	}
+	return out, nil
+}

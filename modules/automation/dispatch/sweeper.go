@@ -2,15 +2,17 @@ package dispatch
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"net"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
+
 	"platform/kernel/events"
-	"platform/kernel/query"
 	"platform/kernel/store"
 	"platform/kernel/temporalx"
 	"platform/kernel/tenant"
-	"platform/modules/identity"
 )
 
 // Sweeper defaults.
@@ -29,9 +31,18 @@ type Sweeper struct {
 	Store   store.Store
 	Starter *temporalx.Starter
 	Log     *slog.Logger
-	Every   time.Duration // pause between sweeps
-	Grace   time.Duration // younger events are the notifier's
-	Batch   int           // events read per customer and sweep
+	// Customers lists the customers to sweep (identity.Service).
+	Customers interface {
+		CustomerIDs(ctx context.Context, skip, limit int64) ([]string, error)
+	}
+	// Bugs files a customer's sweep that failed for a reason other than
+	// an unreachable store as a Bug task (crm's bugs.Recorder); nil: logs only.
+	Bugs interface {
+		ReportBug(ctx context.Context, debugID, where string, cause error)
+	}
+	Every time.Duration // pause between sweeps
+	Grace time.Duration // younger events are the notifier's
+	Batch int           // events read per customer and sweep
 }
 
 // Run sweeps until ctx ends.
@@ -71,6 +82,9 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 	for _, c := range customers {
 		n, err := s.sweepCustomer(ctx, c)
 		started += n
+		if err != nil {
+			s.fault(ctx, c, err)
+		}
 		if err != nil && first == nil {
 			first = err // one customer's failure must not hold up the others
 		}
@@ -83,36 +97,39 @@ func (s *Sweeper) customers(ctx context.Context) ([]string, error) {
 	const page = 1000
 	var out []string
 	for skip := int64(0); ; skip += page {
-		docs, err := s.Store.Global(identity.Customers).Find(ctx, store.FindOptions{Fields: []string{"_id"}, Skip: skip, Limit: page})
+		ids, err := s.Customers.CustomerIDs(ctx, skip, page)
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range docs {
-			out = append(out, d["_id"].(string))
-		}
-		if len(docs) < page {
+		out = append(out, ids...)
+		if len(ids) < page {
 			return out, nil
 		}
 	}
 }
 
+// fault files a customer's failed sweep as a Bug task, unless the store
+// or Temporal was out of reach or the sweeper is stopping (none of them is
+// a defect of the code; the log has them).
+func (s *Sweeper) fault(ctx context.Context, customer string, err error) {
+	if s.Bugs == nil || ctx.Err() != nil || transient(err) {
+		return
+	}
+	s.Bugs.ReportBug(tenant.WithCustomer(ctx, customer), "sweep-"+customer, "event sweeper", err)
+}
+
 func (s *Sweeper) sweepCustomer(ctx context.Context, customer string) (int, error) {
-	docs, err := s.Store.Collection(events.Collection).Find(tenant.WithCustomer(ctx, customer), store.FindOptions{
-		Filter: query.Eq("dispatched", false), Limit: int64(orInt(s.Batch, DefaultBatch)),
-		Fields: []string{"name", "timestamp"},
-	})
+	pending, err := events.Undispatched(ctx, s.Store, customer, orInt(s.Batch, DefaultBatch))
 	if err != nil {
 		return 0, err
 	}
 	cutoff := time.Now().Add(-or(s.Grace, DefaultGrace))
 	started := 0
-	for _, d := range docs {
-		ts, _ := d["timestamp"].(time.Time)
-		name, _ := d["name"].(string)
-		if ts.After(cutoff) {
+	for _, ev := range pending {
+		if ev.Timestamp.After(cutoff) {
 			continue // the notifier's
 		}
-		ok, err := Dispatch(ctx, s.Store, s.Starter, customer, d["_id"].(string), name)
+		ok, err := Dispatch(ctx, s.Store, s.Starter, customer, ev.ID, ev.Name)
 		if err != nil {
 			return started, err
 		}
@@ -121,6 +138,15 @@ func (s *Sweeper) sweepCustomer(ctx context.Context, customer string) (int, erro
 		}
 	}
 	return started, nil
+}
+
+// transient errors are a dependency out of reach, which a later sweep
+// retries.
+func transient(err error) bool {
+	var unavailable *serviceerror.Unavailable
+	var deadline *serviceerror.DeadlineExceeded
+	var netErr net.Error
+	return errors.Is(err, store.ErrUnavailable) || errors.As(err, &unavailable) || errors.As(err, &deadline) || errors.As(err, &netErr)
 }
 
 func or(d, def time.Duration) time.Duration {
