@@ -294,6 +294,35 @@ func TestPipelineDB(t *testing.T) {
 	require.Equal(t, taskID, docOf(t, evs[0]["data"])["_id"])
 }
 
+// TestPipelineDBUpdateIsStamped: a db step's update goes through the
+// record service like an API call: updatedAt moves, modifiedBy names the
+// pipeline, and the updated event is recorded.
+func TestPipelineDBUpdateIsStamped(t *testing.T) {
+	t.Parallel()
+	f := newPipeFixture(t)
+	tasks := f.app.Registry.Get("crm", "tasks")
+	created, err := f.app.Service.Create(f.ctx, tasks, map[string]any{"title": "before"})
+	require.NoError(t, err)
+	taskID := created["_id"].(string)
+	id := f.pipeline(`{"name": "rename task", "steps": [
+		{"id": "rename", "type": "db", "collection": "tasks", "op": "update", "recordId": "` + taskID + `", "data": {"title": "after"}}
+	]}`)
+	time.Sleep(5 * time.Millisecond) // updatedAt has millisecond precision
+	env := f.newEnv()
+	requireFinished(t, f.record(f.start(env, id, nil)), runs.StatusSuccess)
+
+	task, err := f.st.Collection("tasks").Get(f.ctx, taskID)
+	require.NoError(t, err)
+	require.Equal(t, "after", task["title"])
+	require.Equal(t, id, task["modifiedBy"], "the pipeline made the change")
+	require.Equal(t, created["createdBy"], task["createdBy"])
+	require.True(t, task["updatedAt"].(time.Time).After(created["updatedAt"].(time.Time)), "updatedAt moves")
+	evs, err := f.st.Collection(events.Collection).Find(f.ctx, store.FindOptions{Filter: query.Eq("name", "tasks.updated")})
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+	require.Equal(t, "after", docOf(t, evs[0]["data"])["title"])
+}
+
 // TestPipelineDBRefusedWrite: a write the API refuses (a required field
 // missing) fails the step for good, whatever its retry policy.
 func TestPipelineDBRefusedWrite(t *testing.T) {
