@@ -17,16 +17,16 @@ import (
 	"platform/kernel/outbound/outboundtest"
 )
 
-// callErr makes a real call through a guard and returns its error and the
-// tenant's text of it.
-func callErr(t *testing.T, g *outbound.Guard, timeout time.Duration, url string) (error, string) {
+// callErr makes a real call through a guard and returns the tenant's text
+// of its error and the error.
+func callErr(t *testing.T, g *outbound.Guard, timeout time.Duration, url string) (string, error) {
 	t.Helper()
 	res, err := g.Client(timeout).Get(url)
 	if res != nil {
 		res.Body.Close()
 	}
 	require.Error(t, err, url)
-	return err, outbound.Cause(outbound.CallFailed(outbound.Dest(url), timeout, err))
+	return outbound.Cause(outbound.CallFailed(outbound.Dest(url), timeout, err)), err
 }
 
 func newGuard(t *testing.T, allow ...string) *outbound.Guard {
@@ -42,7 +42,7 @@ func TestCauseHidesTheResolver(t *testing.T) {
 	t.Parallel()
 	g := newGuard(t)
 	g.Resolver = outboundtest.NXDomainResolver(t)
-	raw, cause := callErr(t, g, 5*time.Second, "https://hooks.example.test/in")
+	cause, raw := callErr(t, g, 5*time.Second, "https://hooks.example.test/in")
 	var dnsErr *net.DNSError
 	require.ErrorAs(t, raw, &dnsErr)
 	require.Contains(t, raw.Error(), dnsErr.Server, "the raw text names the name server")
@@ -73,15 +73,15 @@ func TestCauseOfRefusedAndFailedConnections(t *testing.T) {
 		{tlsSrv.URL, 5 * time.Second, "TLS handshake with 127.0.0.1 failed: certificate signed by unknown authority"},
 		{"ftp://" + closed + "/", 5 * time.Second, `unsupported protocol scheme "ftp"`},
 	} {
-		_, cause := callErr(t, g, c.timeout, c.url)
+		cause, _ := callErr(t, g, c.timeout, c.url)
 		require.Equal(t, c.want, cause, c.url)
 	}
 
-	raw, cause := callErr(t, newGuard(t), 5*time.Second, "http://10.0.0.1/hook")
+	cause, raw := callErr(t, newGuard(t), 5*time.Second, "http://10.0.0.1/hook")
 	require.Contains(t, raw.Error(), "10.0.0.1:80", "the raw text names the resolved address")
 	require.Equal(t, "refused: 10.0.0.1 is a special-purpose address (Private-Use, RFC 1918), "+
 		"which outbound calls may not reach unless PLATFORM_OUTBOUND_ALLOW names it", cause)
-	_, cause = callErr(t, newGuard(t), 5*time.Second, "http://localhost:"+strings.Split(closed, ":")[1]+"/")
+	cause, _ = callErr(t, newGuard(t), 5*time.Second, "http://localhost:"+strings.Split(closed, ":")[1]+"/")
 	require.Regexp(t, `^refused: localhost resolves to an address of this host, which`, cause, "the host as named, not what it resolved to")
 }
 

@@ -67,19 +67,7 @@ func openForTest(t *testing.T) *mongostore.Store {
 	if uri == "" {
 		t.Skip("MONGODB_URI is not set")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s, err := mongostore.Open(ctx, uri, "write_"+randomHex())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = s.DropDatabase(ctx)
-		_ = s.Close(ctx)
-	})
-	return s
+	return openStore(t, uri, "write_"+randomHex())
 }
 
 // EnsureIndexes that fails (here: its caller went away) leaves the
