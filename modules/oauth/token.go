@@ -32,6 +32,9 @@ func (s *Service) token(c *gin.Context) {
 		return
 	}
 	s.auditToken(ctx, c, ar)
+	// fosite's grant handlers write "bearer"; RFC 6750 and the
+	// specification write "Bearer" (clients compare either way).
+	resp.SetTokenType("Bearer")
 	s.provider.WriteAccessResponse(ctx, c.Writer, ar, resp)
 }
 
