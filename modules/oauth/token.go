@@ -35,6 +35,9 @@ func (s *Service) token(c *gin.Context) {
 	// fosite's grant handlers write "bearer"; RFC 6750 and the
 	// specification write "Bearer" (clients compare either way).
 	resp.SetTokenType("Bearer")
+	// fosite counts expires_in from the request's start, truncated (one
+	// second short at times); the JWT lives exactly AccessTTL.
+	resp.SetExpiresIn(s.opts.AccessTTL)
 	s.provider.WriteAccessResponse(ctx, c.Writer, ar, resp)
 }
 
