@@ -21,6 +21,10 @@ type Claims struct {
 	User     string `json:"uid,omitempty"`
 }
 
+// MaxTokenTTL is the longest lifetime Mint signs: a signing key taken out
+// of use stays published this long, until every token it signed expired.
+const MaxTokenTTL = 24 * time.Hour
+
 // Minter issues access tokens.
 type Minter struct {
 	Keys     *KeyRing
