@@ -129,6 +129,12 @@ func New(ctx context.Context, d Deps, o Options) (*Service, error) {
 // Storage exposes the store-backed fosite storage (tests, admin tools).
 func (s *Service) Storage() *Storage { return s.storage }
 
+// RevokeClient ends every token of an app that is being deleted, after its
+// client id was unregistered (module developer calls it).
+func (s *Service) RevokeClient(ctx context.Context, clientID string) error {
+	return s.storage.RevokeClient(ctx, clientID)
+}
+
 // Routes adds the endpoints at the gateway root (DESIGN §1).
 func (s *Service) Routes(e *gin.Engine) {
 	e.GET("/.well-known/oauth-authorization-server", s.discovery)
