@@ -14,13 +14,14 @@ func TestOAuthLifetimesAreValidated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.OAuthCodeTTL != time.Minute || c.AccessTokenTTL != time.Hour || c.RefreshTokenTTL != 720*time.Hour {
-		t.Errorf("defaults: code %s, access %s, refresh %s", c.OAuthCodeTTL, c.AccessTokenTTL, c.RefreshTokenTTL)
+	if c.OAuthCodeTTL != time.Minute || c.AccessTokenTTL != time.Hour || c.RefreshTokenTTL != 720*time.Hour || c.OAuthSweepInterval != time.Hour {
+		t.Errorf("defaults: code %s, access %s, refresh %s, sweep %s", c.OAuthCodeTTL, c.AccessTokenTTL, c.RefreshTokenTTL, c.OAuthSweepInterval)
 	}
 	for _, bad := range [][2]string{
 		{"oauth-code-ttl", "0s"}, {"oauth-code-ttl", "11m"},
 		{"access-token-ttl", "-1h"}, {"access-token-ttl", "25h"},
 		{"refresh-token-ttl", "0s"}, {"refresh-token-ttl", "8761h"},
+		{"oauth-sweep-interval", "30s"}, {"oauth-sweep-interval", "25h"},
 	} {
 		_, err := Load("test", []string{"--" + bad[0], bad[1]})
 		var inv *InvalidError

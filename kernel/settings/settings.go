@@ -51,10 +51,12 @@ type Config struct {
 	HookRateLimit     int // calls per minute of one incoming-webhook URL
 
 	// Lifetimes of the OAuth service's authorization codes, access tokens
-	// (also `platform token`'s default) and refresh tokens.
-	OAuthCodeTTL    time.Duration
-	AccessTokenTTL  time.Duration
-	RefreshTokenTTL time.Duration
+	// (also `platform token`'s default) and refresh tokens, and how often
+	// the schedule sweeps what has expired.
+	OAuthCodeTTL       time.Duration
+	AccessTokenTTL     time.Duration
+	RefreshTokenTTL    time.Duration
+	OAuthSweepInterval time.Duration
 
 	// SandboxQueueTimeout is how long a call waits for a free sandbox
 	// child before it is refused (503, or a retryable step failure).
@@ -152,6 +154,10 @@ func settings() []setting {
 		{"PLATFORM_OAUTH_CODE_TTL", "oauth-code-ttl", "1m", "lifetime of an OAuth authorization code (at most 10m)", func(c *Config, v string) (err error) { c.OAuthCodeTTL, err = atMost(v, MaxOAuthCodeTTL); return }},
 		{"PLATFORM_ACCESS_TOKEN_TTL", "access-token-ttl", "1h", "lifetime of an access token from the OAuth service, and the default of platform token --ttl (at most 24h)", func(c *Config, v string) (err error) { c.AccessTokenTTL, err = atMost(v, auth.MaxTokenTTL); return }},
 		{"PLATFORM_REFRESH_TOKEN_TTL", "refresh-token-ttl", "720h", "lifetime of an OAuth refresh token; each refresh starts it again (at most 8760h)", func(c *Config, v string) (err error) { c.RefreshTokenTTL, err = atMost(v, MaxRefreshTokenTTL); return }},
+		{"PLATFORM_OAUTH_SWEEP_INTERVAL", "oauth-sweep-interval", "1h", "how often the schedule removes expired OAuth codes, sessions, token records and sign-in counts (1m to 24h)", func(c *Config, v string) (err error) {
+			c.OAuthSweepInterval, err = between(v, time.Minute, 24*time.Hour)
+			return
+		}},
 		{"PLATFORM_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long SIGTERM waits for in-flight work", func(c *Config, v string) (err error) { c.ShutdownTimeout, err = duration(v); return }},
 		{"PLATFORM_STARTUP_TIMEOUT", "startup-timeout", "2m", "how long start-up retries a store or Temporal that is not reachable yet before the process exits", func(c *Config, v string) (err error) { c.StartupTimeout, err = duration(v); return }},
 		{"PLATFORM_HTTP_READ_HEADER_TIMEOUT", "http-read-header-timeout", "10s", "time a client has to send a request's headers", func(c *Config, v string) (err error) { c.HTTPReadHeaderTimeout, err = duration(v); return }},
@@ -317,6 +323,14 @@ const MaxOAuthCodeTTL = 10 * time.Minute
 // MaxRefreshTokenTTL bounds PLATFORM_REFRESH_TOKEN_TTL (one year): a grant
 // unused for longer signs in again.
 const MaxRefreshTokenTTL = 365 * 24 * time.Hour
+
+func between(v string, least, most time.Duration) (time.Duration, error) {
+	d, err := atMost(v, most)
+	if err == nil && d < least {
+		return 0, fmt.Errorf("want at least %s", least)
+	}
+	return d, err
+}
 
 func atMost(v string, limit time.Duration) (time.Duration, error) {
 	d, err := duration(v)
