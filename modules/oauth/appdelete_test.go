@@ -1,6 +1,8 @@
 package oauth_test
 
 import (
+	"net/url"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -47,4 +49,26 @@ func TestDeletingAnAppEndsItsTokens(t *testing.T) {
 	require.Zero(t, live, "the app's refresh tokens are revoked, not only unusable while the client id is unknown")
 	require.Equal(t, 200, p.Do("GET", "/crm/consumers", kept.AccessToken, nil).Status, "another app's token")
 	require.Equal(t, 200, p.Do("GET", "/crm/consumers", minted, nil).Status, "a token of platform token")
+}
+
+// TestAppDeletedWhileATokenIsIssued: an app deleted after the token
+// endpoint accepted its client, but before the token was stored, gets no
+// working token: the endpoint sees the client gone after storing it,
+// revokes it and answers invalid_client.
+func TestAppDeletedWhileATokenIsIssued(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	app := registerApp(t, p, false, "crm.*")
+	var once sync.Once
+	oauth.OnIssuing(p.OAuth, func() {
+		once.Do(func() {
+			require.Equal(t, 200, p.Do("DELETE", "/developer/apps/"+app.ID, p.Token("developer.apps.*"), nil).Status)
+		})
+	})
+	st, body := tokenPost(t, p, "/oauth/token", url.Values{"grant_type": {"client_credentials"}}, app.ClientID, app.Secret)
+	require.Equal(t, 401, st, body)
+	require.Equal(t, "invalid_client", body["error"])
+	live, err := p.Store.Global(oauth.AccessCollection).Count(bg(), query.AllOf(query.Eq("clientId", app.ClientID), query.Eq("revoked", false)))
+	require.NoError(t, err)
+	require.Zero(t, live, "the token stored meanwhile is revoked")
 }

@@ -25,6 +25,9 @@ type accessStrategy struct {
 	minter   *auth.Minter
 	verifier *auth.Verifier
 	lifespan time.Duration
+	// issuing, when set, runs before each token is minted: tests make
+	// something happen while a token request is under way.
+	issuing func()
 }
 
 var _ oauth2.AccessTokenStrategy = (*accessStrategy)(nil)
@@ -47,6 +50,9 @@ func (s *accessStrategy) GenerateAccessToken(ctx context.Context, r fosite.Reque
 	sess, ok := r.GetSession().(*Session)
 	if !ok || sess.Customer == "" {
 		return "", "", errors.New("oauth: request without a customer session")
+	}
+	if s.issuing != nil {
+		s.issuing()
 	}
 	tok, claims, err := s.minter.Mint(ctx, auth.MintInput{
 		Customer: sess.Customer, User: sess.User, ClientID: r.GetClient().GetID(), Scopes: r.GetGrantedScopes(), TTL: s.lifespan,
