@@ -213,7 +213,9 @@ func (k *KeyRing) create(ctx context.Context, activatesAt time.Time) (*Key, erro
 	return set.byID[id], nil
 }
 
-// current returns the loaded keys, reloading them when older than keyRefresh.
+// current returns the loaded keys, reloading them when older than
+// keyRefresh. While the store cannot be read, the keys loaded last stand:
+// nobody can change them meanwhile, and tokens keep verifying.
 func (k *KeyRing) current(ctx context.Context) (*keySet, error) {
 	k.mu.RLock()
 	set := k.set
@@ -221,7 +223,11 @@ func (k *KeyRing) current(ctx context.Context) (*keySet, error) {
 	if set != nil && k.now().Sub(set.loaded) < keyRefresh {
 		return set, nil
 	}
-	return k.reload(ctx)
+	fresh, err := k.reload(ctx)
+	if err != nil && set != nil {
+		return set, nil
+	}
+	return fresh, err
 }
 
 func (k *KeyRing) reload(ctx context.Context) (*keySet, error) {

@@ -137,3 +137,19 @@ func TestMintRefusesLifetimesBeyondKeyRetention(t *testing.T) {
 	_, _, err := m.Mint(context.Background(), auth.MintInput{Customer: "c1", TTL: auth.MaxTokenTTL + time.Second})
 	require.Error(t, err)
 }
+
+// TestKeysLoadedLastStandWhileTheStoreIsDown: the periodic reload failing
+// does not stop a replica from verifying with the keys it has.
+func TestKeysLoadedLastStandWhileTheStoreIsDown(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := testenv.SQLiteStore(t)
+	c := &clock{now: time.Now().UTC()}
+	r := newReplica(st, c)
+	tok, _, err := r.m.Mint(ctx, auth.MintInput{Customer: "c1", Scopes: []string{"crm.*"}})
+	require.NoError(t, err)
+	require.NoError(t, st.Close(ctx))
+	c.advance(time.Minute) // due for a reload, which fails
+	_, err = r.v.Verify(ctx, tok)
+	require.NoError(t, err)
+}
