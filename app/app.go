@@ -81,8 +81,17 @@ type App struct {
 func Modules() []*api.Module { return (&App{}).modules() }
 
 func (a *App) modules() []*api.Module {
-	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(), developer.Module(), audit.Module(), automation.Module(a.automationDeps()),
+	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(), developer.Module(developer.Deps{Tokens: a.appTokens()}), audit.Module(), automation.Module(a.automationDeps()),
 		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit})}
+}
+
+// appTokens ends a deleted app's tokens; nil for the declarations alone
+// (Modules).
+func (a *App) appTokens() developer.Tokens {
+	if a.OAuth == nil {
+		return nil
+	}
+	return a.OAuth
 }
 
 // mailHistory is marketing's mail history for the CRM; nil for the
@@ -125,24 +134,26 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 		Limiter: ratelimit.New(st, cfg.RateLimit, cfg.RateWindow),
 		Bugs:    a.Bugs, Metrics: a.Metrics, Ready: ready,
 	})
+	// Before the modules: developer ends a deleted app's tokens through it.
+	if err := a.startOAuth(ctx); err != nil {
+		return nil, err
+	}
 	for _, m := range a.modules() {
 		if err := a.API.Mount(ctx, m); err != nil {
 			return nil, fmt.Errorf("mount %s: %w", m.Name, err)
 		}
 	}
-	if err := a.startOAuth(ctx); err != nil {
-		return nil, err
-	}
 	return a, nil
 }
 
 // startOAuth wires the sign-in and token service at the gateway root and
-// the audit trail it writes.
+// the audit trail it writes. It reads the registry only once serving, when
+// every module is mounted.
 func (a *App) startOAuth(ctx context.Context) error {
 	svc, err := oauth.New(ctx, oauth.Deps{
 		Config: a.Config, Store: a.Store, Identity: a.Identity, Minter: a.Minter, Verifier: a.Verifier, Keys: a.Keys,
 		Registry: a.Registry, Audit: a.Audit, Revoked: a.Revocations, Log: a.Log,
-	}, oauth.Options{})
+	}, oauth.Options{CodeTTL: a.Config.OAuthCodeTTL, AccessTTL: a.Config.AccessTokenTTL, RefreshTTL: a.Config.RefreshTokenTTL})
 	if err != nil {
 		return fmt.Errorf("oauth: %w", err)
 	}

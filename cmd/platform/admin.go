@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"platform/app"
+	"platform/kernel/auth"
 	"platform/kernel/obs"
 	"platform/kernel/settings"
 	"platform/kernel/store"
@@ -42,15 +43,20 @@ func openAdminStore(ctx context.Context, cfg *settings.Config) (store.Store, err
 func runToken(args []string) error {
 	var r adminRequest
 	var scope string
+	var flags *flag.FlagSet
 	cfg, err := settings.Load("token", args, func(fs *flag.FlagSet) {
+		flags = fs
 		fs.StringVar(&r.Customer, "customer", "", "customer slug (required)")
 		fs.StringVar(&r.User, "user", "", "user e-mail; empty: a customer-level service token")
 		fs.StringVar(&scope, "scope", "", "space-separated scopes, e.g. \"crm.* profile\" (required)")
 		fs.StringVar(&r.ClientID, "client-id", "platform-cli", "client_id claim")
-		fs.DurationVar(&r.TTL, "ttl", time.Hour, "token lifetime, at most 24h")
+		fs.DurationVar(&r.TTL, "ttl", 0, "token lifetime, at most 24h (default: PLATFORM_ACCESS_TOKEN_TTL)")
 	})
 	if err != nil {
 		return err
+	}
+	if !flagGiven(flags, "ttl") {
+		r.TTL = cfg.AccessTokenTTL
 	}
 	if r.Customer == "" || strings.TrimSpace(scope) == "" {
 		return errors.New("--customer and --scope are required")
@@ -69,14 +75,20 @@ func runToken(args []string) error {
 	return nil
 }
 
-// maxTokenTTL bounds --ttl: a minted token is a bearer credential until it
-// expires, so a script asks for a new one rather than keeping one for weeks.
-const maxTokenTTL = 24 * time.Hour
+// flagGiven says whether the command line set the flag (its zero value
+// may be an explicit, wrong choice).
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
 
 // checkTTL refuses a lifetime that is not positive (the minter would
-// silently make it an hour) or longer than maxTokenTTL.
+// silently make it an hour) or longer than auth.MaxTokenTTL: a minted token
+// is a bearer credential until it expires, so a script asks for a new one
+// rather than keeping one for weeks.
 func checkTTL(ttl time.Duration) error {
-	if ttl <= 0 || ttl > maxTokenTTL {
+	if ttl <= 0 || ttl > auth.MaxTokenTTL {
 		return &settings.InvalidError{Flag: "ttl", Value: ttl.String(), Reason: "want a positive duration such as 30m, at most 24h"}
 	}
 	return nil

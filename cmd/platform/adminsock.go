@@ -33,6 +33,7 @@ type adminRequest struct {
 	Scopes   []string      `json:"scopes,omitempty"`
 	ClientID string        `json:"clientId,omitempty"`
 	TTL      time.Duration `json:"ttl,omitempty"`
+	Lead     time.Duration `json:"lead,omitempty"` // rotate-signing-key
 }
 
 type adminResponse struct {
@@ -66,6 +67,8 @@ func (a *admin) do(ctx context.Context, r adminRequest) (string, error) {
 		return c.ID, nil
 	case "token":
 		return a.token(ctx, ids, r)
+	case "rotate-signing-key":
+		return rotateSigningKey(ctx, a.st, r.Lead)
 	case "backup":
 		b, ok := a.st.(interface {
 			Backup(ctx context.Context, dest string) error

@@ -20,6 +20,7 @@ commands:
   infra      only the embedded servers (FerretDB and Temporal with its UI)
   token      print an access token: --customer <slug> [--user <email>] --scope "<scopes>"
   customer   customer create <slug>: create a customer (idempotent), print its id
+  rotate-signing-key  publish the next access-token signing key; it signs after --lead (1h)
   check      run the self-check workflow through the worker and the store
   backup     backup --to <dir>: copy the store and Temporal while running
   migrate-store  migrate-store --to <MONGODB_URI>: copy the embedded store into MongoDB
@@ -49,14 +50,15 @@ func main() {
 }
 
 var commands = map[string]func([]string) error{
-	"dev":           runDev,
-	"api":           runAPI,
-	"worker":        runWorker,
-	"infra":         runInfra,
-	"token":         runToken,
-	"customer":      runCustomer,
-	"check":         runCheck,
-	"backup":        runBackup,
-	"migrate-store": runMigrateStore,
-	"sandbox":       runSandbox,
+	"dev":                runDev,
+	"api":                runAPI,
+	"worker":             runWorker,
+	"infra":              runInfra,
+	"token":              runToken,
+	"customer":           runCustomer,
+	"rotate-signing-key": runRotateSigningKey,
+	"check":              runCheck,
+	"backup":             runBackup,
+	"migrate-store":      runMigrateStore,
+	"sandbox":            runSandbox,
 }

@@ -21,6 +21,10 @@ type Claims struct {
 	User     string `json:"uid,omitempty"`
 }
 
+// MaxTokenTTL is the longest lifetime Mint signs: a signing key taken out
+// of use stays published this long, until every token it signed expired.
+const MaxTokenTTL = 24 * time.Hour
+
 // Minter issues access tokens.
 type Minter struct {
 	Keys     *KeyRing
@@ -45,6 +49,9 @@ func (m *Minter) Mint(ctx context.Context, in MintInput) (string, *Claims, error
 	}
 	if in.TTL <= 0 {
 		in.TTL = time.Hour
+	}
+	if in.TTL > MaxTokenTTL {
+		return "", nil, fmt.Errorf("access token lifetime %s is longer than %s: its signing key could retire first", in.TTL, MaxTokenTTL)
 	}
 	now := time.Now()
 	sub := in.User
@@ -96,6 +103,10 @@ type Verifier struct {
 	verified verifiedCache
 }
 
+// leeway is the clock difference between replicas a token's times may
+// show (exp, nbf).
+const leeway = 5 * time.Second
+
 // ErrInvalidToken is returned for every token that must not be accepted; the
 // reason stays in the wrapped message for logs.
 var ErrInvalidToken = errors.New("invalid access token")
@@ -139,7 +150,7 @@ func (v *Verifier) verifySignature(ctx context.Context, raw string) (*Principal,
 		}
 		return &key.Private.PublicKey, nil
 	}, jwt.WithValidMethods([]string{"ES256"}), jwt.WithIssuer(v.Issuer), jwt.WithAudience(v.Audience),
-		jwt.WithExpirationRequired(), jwt.WithLeeway(5*time.Second))
+		jwt.WithExpirationRequired(), jwt.WithLeeway(leeway))
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("%w: %v", ErrInvalidToken, err)
 	}

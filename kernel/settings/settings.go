@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"platform/kernel/auth"
 )
 
 // Config is every setting of every role.
@@ -47,6 +49,14 @@ type Config struct {
 	DrainDelay        time.Duration
 	SandboxSize       int // sandbox child processes kept per process
 	HookRateLimit     int // calls per minute of one incoming-webhook URL
+
+	// Lifetimes of the OAuth service's authorization codes, access tokens
+	// (also `platform token`'s default) and refresh tokens, and how often
+	// the schedule sweeps what has expired.
+	OAuthCodeTTL       time.Duration
+	AccessTokenTTL     time.Duration
+	RefreshTokenTTL    time.Duration
+	OAuthSweepInterval time.Duration
 
 	// SandboxQueueTimeout is how long a call waits for a free sandbox
 	// child before it is refused (503, or a retryable step failure).
@@ -141,6 +151,13 @@ func settings() []setting {
 			return
 		}},
 		{"PLATFORM_HOOK_RATE_LIMIT", "hook-rate-limit", "60", "calls per minute one incoming-webhook trigger URL accepts", func(c *Config, v string) (err error) { c.HookRateLimit, err = positive(v); return }},
+		{"PLATFORM_OAUTH_CODE_TTL", "oauth-code-ttl", "1m", "lifetime of an OAuth authorization code (at most 10m)", func(c *Config, v string) (err error) { c.OAuthCodeTTL, err = atMost(v, MaxOAuthCodeTTL); return }},
+		{"PLATFORM_ACCESS_TOKEN_TTL", "access-token-ttl", "1h", "lifetime of an access token from the OAuth service, and the default of platform token --ttl (at most 24h)", func(c *Config, v string) (err error) { c.AccessTokenTTL, err = atMost(v, auth.MaxTokenTTL); return }},
+		{"PLATFORM_REFRESH_TOKEN_TTL", "refresh-token-ttl", "720h", "lifetime of an OAuth refresh token; each refresh starts it again (at most 8760h)", func(c *Config, v string) (err error) { c.RefreshTokenTTL, err = atMost(v, MaxRefreshTokenTTL); return }},
+		{"PLATFORM_OAUTH_SWEEP_INTERVAL", "oauth-sweep-interval", "1h", "how often the schedule removes expired OAuth codes, sessions, token records and sign-in counts (1m to 24h)", func(c *Config, v string) (err error) {
+			c.OAuthSweepInterval, err = between(v, time.Minute, 24*time.Hour)
+			return
+		}},
 		{"PLATFORM_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long SIGTERM waits for in-flight work", func(c *Config, v string) (err error) { c.ShutdownTimeout, err = duration(v); return }},
 		{"PLATFORM_STARTUP_TIMEOUT", "startup-timeout", "2m", "how long start-up retries a store or Temporal that is not reachable yet before the process exits", func(c *Config, v string) (err error) { c.StartupTimeout, err = duration(v); return }},
 		{"PLATFORM_HTTP_READ_HEADER_TIMEOUT", "http-read-header-timeout", "10s", "time a client has to send a request's headers", func(c *Config, v string) (err error) { c.HTTPReadHeaderTimeout, err = duration(v); return }},
@@ -298,6 +315,22 @@ const MaxWebhookTimeout = 4 * time.Minute
 // step's local activity has 45 s for the queue, the code's 30 s at most
 // and the kill of a runaway child.
 const MaxSandboxQueueTimeout = 10 * time.Second
+
+// MaxOAuthCodeTTL bounds PLATFORM_OAUTH_CODE_TTL: RFC 6749 §4.1.2 asks for
+// at most 10 minutes (a code is redeemed right after the redirect).
+const MaxOAuthCodeTTL = 10 * time.Minute
+
+// MaxRefreshTokenTTL bounds PLATFORM_REFRESH_TOKEN_TTL (one year): a grant
+// unused for longer signs in again.
+const MaxRefreshTokenTTL = 365 * 24 * time.Hour
+
+func between(v string, least, most time.Duration) (time.Duration, error) {
+	d, err := atMost(v, most)
+	if err == nil && d < least {
+		return 0, fmt.Errorf("want at least %s", least)
+	}
+	return d, err
+}
 
 func atMost(v string, limit time.Duration) (time.Duration, error) {
 	d, err := duration(v)

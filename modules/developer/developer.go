@@ -22,13 +22,28 @@ import (
 // Version is the module's meta.version.host.
 const Version = "1.0.0"
 
+// Deps are what the developer module uses of other modules; the
+// composition root fills them. A nil one leaves out what needs it (the
+// declarations alone need none).
+type Deps struct {
+	// Tokens ends the tokens of a deleted app (module oauth).
+	Tokens Tokens
+}
+
+// Tokens are the OAuth tokens issued to apps.
+type Tokens interface {
+	// RevokeClient revokes every access and refresh token of a client id
+	// that was just unregistered.
+	RevokeClient(ctx context.Context, clientID string) error
+}
+
 // Module returns the developer module's declaration.
-func Module() *api.Module {
-	return &api.Module{Name: "developer", HostLabel: "developer", Version: Version, Resources: []*resource.Resource{Apps()}}
+func Module(d Deps) *api.Module {
+	return &api.Module{Name: "developer", HostLabel: "developer", Version: Version, Resources: []*resource.Resource{Apps(d)}}
 }
 
 // Apps declares /apps. Rights: developer.apps.{view|create|edit|delete|rotate-secret}.
-func Apps() *resource.Resource {
+func Apps(d Deps) *resource.Resource {
 	return &resource.Resource{
 		Plural: identity.Apps, Title: "app",
 		Fields: []resource.Field{
@@ -47,7 +62,7 @@ func Apps() *resource.Resource {
 			Name: "rotate-secret", Title: "replace the app's client secret (the old one stops working at once)",
 			Right: "developer.apps.rotate-secret", Event: "secret-rotated", Run: rotateSecret,
 		}},
-		Hooks: resource.Hooks{BeforeWrite: beforeWrite, Present: hideSecretHash, AfterDelete: afterDelete},
+		Hooks: resource.Hooks{BeforeWrite: beforeWrite, Present: hideSecretHash, AfterDelete: d.afterDelete},
 	}
 }
 
@@ -124,13 +139,21 @@ func validRedirect(s string) bool {
 }
 
 // afterDelete removes the client index entry, so the client id stops
-// working at the token endpoint at once.
-func afterDelete(ctx context.Context, s *resource.Service, old store.Doc) error {
+// working at the token endpoint at once, then revokes the tokens already
+// issued to it, so they stop working on the API at once too (in that
+// order: a token issued meanwhile sees the client gone and is revoked).
+func (d Deps) afterDelete(ctx context.Context, s *resource.Service, old store.Doc) error {
 	id, _ := old[identity.FieldClientID].(string)
 	if id == "" {
 		return nil
 	}
-	return (&identity.Service{Store: s.Store}).UnregisterClient(ctx, id)
+	if err := (&identity.Service{Store: s.Store}).UnregisterClient(ctx, id); err != nil {
+		return err
+	}
+	if d.Tokens == nil {
+		return nil
+	}
+	return d.Tokens.RevokeClient(ctx, id)
 }
 
 func rotateSecret(ctx context.Context, call *resource.ActionCall) (*resource.ActionResult, error) {

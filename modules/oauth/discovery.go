@@ -3,8 +3,8 @@ package oauth
 import (
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -38,22 +38,24 @@ func (s *Service) discovery(c *gin.Context) {
 	})
 }
 
-// jwks publishes the public halves of every signing key of the KeyRing.
+// jwks publishes the public halves of the KeyRing's published keys: the
+// one signing, the next one before it signs, and replaced ones until their
+// tokens expired. Clients may cache it auth.JWKSMaxAge, which the
+// rotation's lead allows for.
 func (s *Service) jwks(c *gin.Context) {
-	keys, err := s.d.Keys.All(c.Request.Context())
+	keys, err := s.d.Keys.Published(c.Request.Context())
 	if err != nil {
 		s.d.Log.ErrorContext(c.Request.Context(), "load signing keys", "error", err)
 		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "temporarily_unavailable"})
 		return
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].CreatedAt.After(keys[j].CreatedAt) })
 	out := make([]gin.H, 0, len(keys))
 	for _, k := range keys {
 		if jwk, err := publicJWK(k); err == nil {
 			out = append(out, jwk)
 		}
 	}
-	c.Header("Cache-Control", "public, max-age=60")
+	c.Header("Cache-Control", fmt.Sprintf("public, max-age=%d", int(auth.JWKSMaxAge.Seconds())))
 	c.JSON(http.StatusOK, gin.H{"keys": out})
 }
 

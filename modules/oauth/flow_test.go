@@ -134,3 +134,26 @@ func TestPackageAndRightsLimitTheGrant(t *testing.T) {
 	granted := strings.Fields(tok.Extra("scope").(string))
 	require.False(t, slices.Contains(granted, "crm.consumers.delete"), "the package does not include it")
 }
+
+// TestTokenTypeIsWrittenAsSpecified: every grant answers token_type
+// "Bearer", the form the specification writes (golang.org/x/oauth2 and
+// oauth4webapi normalise the case, so the raw answer is read here).
+func TestTokenTypeIsWrittenAsSpecified(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	app := registerApp(t, p, false, "crm.*")
+	code, verifier := codeFor(t, p, app.config(p, "crm.consumers.view"))
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {verifier}, "redirect_uri": {app.Redirect}}
+	st, body := tokenPost(t, p, "/oauth/token", form, app.ClientID, app.Secret)
+	require.Equal(t, 200, st, body)
+	require.Equal(t, "Bearer", body["token_type"], "authorization_code")
+
+	refresh := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {body["refresh_token"].(string)}}
+	st, body = tokenPost(t, p, "/oauth/token", refresh, app.ClientID, app.Secret)
+	require.Equal(t, 200, st, body)
+	require.Equal(t, "Bearer", body["token_type"], "refresh_token")
+
+	st, body = tokenPost(t, p, "/oauth/token", url.Values{"grant_type": {"client_credentials"}}, app.ClientID, app.Secret)
+	require.Equal(t, 200, st, body)
+	require.Equal(t, "Bearer", body["token_type"], "client_credentials")
+}

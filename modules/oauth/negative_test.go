@@ -126,6 +126,22 @@ func TestRulesRejectAbuse(t *testing.T) {
 		require.Equal(t, "invalid_grant", oauthError(t, err))
 	})
 
+	t.Run("a code exchange's refresh token expires", func(t *testing.T) {
+		code, verifier := codeFor(t, p, conf)
+		tok, err := conf.Exchange(bg(), code, oauth2.VerifierOption(verifier))
+		require.NoError(t, err)
+		rec, err := p.Store.Global(oauth.RefreshCollection).Find(bg(), store.FindOptions{Filter: query.Eq("accessJti", jti(t, tok.AccessToken))})
+		require.NoError(t, err)
+		require.Len(t, rec, 1)
+		exp, _ := rec[0]["expiresAt"].(time.Time)
+		require.WithinDuration(t, time.Now().Add(30*24*time.Hour), exp, time.Hour, "the default lifetime, 30 days")
+		_, err = p.Store.Global(oauth.RefreshCollection).Update(bg(), query.ID(rec[0]["_id"].(string)),
+			store.Update{Set: store.Doc{"session.expiresAt.refresh_token": time.Now().Add(-time.Second).UTC()}})
+		require.NoError(t, err)
+		_, err = conf.TokenSource(bg(), expired(tok)).Token()
+		require.Equal(t, "invalid_grant", oauthError(t, err))
+	})
+
 	t.Run("revoked tokens stop working on the API at once", func(t *testing.T) {
 		code, verifier := codeFor(t, p, conf)
 		tok, err := conf.Exchange(bg(), code, oauth2.VerifierOption(verifier))
@@ -243,6 +259,13 @@ func TestRulesRejectAbuse(t *testing.T) {
 
 func identityApp(redirect string) identity.AppInput {
 	return identity.AppInput{Name: "Other app", RedirectURIs: []string{redirect}, Scopes: []string{"crm.*"}}
+}
+
+// jti is an access token's id.
+func jti(t *testing.T, tok string) string {
+	t.Helper()
+	_, c := jwtParts(t, tok)
+	return c["jti"].(string)
 }
 
 func expired(t *oauth2.Token) *oauth2.Token {

@@ -62,11 +62,24 @@ func (st *Storage) requestOf(ctx context.Context, d store.Doc, into fosite.Sessi
 	sd, _ := d["session"].(store.Doc)
 	sess := sessionOf(sd)
 	if ps, ok := into.(*Session); ok && ps != nil {
+		sess.keepExpiries(ps)
 		*ps = *sess
 		sess = ps
 	}
 	r.Session = sess
 	return r, nil
+}
+
+// keepExpiries keeps the expiries already set on the session fosite asks
+// to fill: a code exchange loads the code again after setting the new
+// tokens' expiries on it, and losing them left the refresh token without
+// any (fosite takes that as an unlimited lifetime).
+func (s *Session) keepExpiries(into *Session) {
+	for k, v := range into.ExpiresAt {
+		if !v.IsZero() {
+			s.SetExpiresAt(k, v)
+		}
+	}
 }
 
 // notFound maps the store's miss to fosite's.

@@ -86,6 +86,7 @@ type Service struct {
 	provider fosite.OAuth2Provider
 	sessions *sessions
 	throttle *Throttle
+	sweeper  *Sweeper
 
 	catalogOnce sync.Once
 	catalog     *scopes.Catalog
@@ -101,6 +102,10 @@ func New(ctx context.Context, d Deps, o Options) (*Service, error) {
 	}
 	st := &Storage{Store: d.Store, Identity: d.Identity, Revoked: d.Revoked}
 	if err := st.EnsureIndexes(ctx); err != nil {
+		return nil, err
+	}
+	sw := &Sweeper{Store: d.Store, RefreshTTL: o.RefreshTTL, Forget: max(o.Forget, o.MaxDelay)}
+	if err := sw.EnsureIndexes(ctx); err != nil {
 		return nil, err
 	}
 	fc := &fosite.Config{
@@ -120,7 +125,7 @@ func New(ctx context.Context, d Deps, o Options) (*Service, error) {
 		compose.OAuth2AuthorizeExplicitFactory, compose.OAuth2RefreshTokenGrantFactory,
 		compose.OAuth2ClientCredentialsGrantFactory, compose.OAuth2TokenRevocationFactory, compose.OAuth2PKCEFactory)
 	return &Service{
-		d: d, opts: o, storage: st, strategy: strat, provider: provider,
+		d: d, opts: o, storage: st, strategy: strat, provider: provider, sweeper: sw,
 		sessions: &sessions{store: d.Store, ttl: o.SessionTTL, secure: strings.HasPrefix(d.Config.LoginURL, "https://")},
 		throttle: &Throttle{Store: d.Store, FreePair: o.FreePair, FreeAddress: o.FreeAddress, MaxDelay: o.MaxDelay, Forget: o.Forget},
 	}, nil
@@ -128,6 +133,16 @@ func New(ctx context.Context, d Deps, o Options) (*Service, error) {
 
 // Storage exposes the store-backed fosite storage (tests, admin tools).
 func (s *Service) Storage() *Storage { return s.storage }
+
+// Sweeper removes what expired from the service's collections, with the
+// service's lifetimes (the maintenance schedule runs it).
+func (s *Service) Sweeper() *Sweeper { return s.sweeper }
+
+// RevokeClient ends every token of an app that is being deleted, after its
+// client id was unregistered (module developer calls it).
+func (s *Service) RevokeClient(ctx context.Context, clientID string) error {
+	return s.storage.RevokeClient(ctx, clientID)
+}
 
 // Routes adds the endpoints at the gateway root (DESIGN §1).
 func (s *Service) Routes(e *gin.Engine) {

@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -42,10 +43,15 @@ var (
 
 func (st *Storage) coll(name string) store.Collection { return st.Store.Global(name) }
 
-// EnsureIndexes creates the family indexes revocation needs.
+// EnsureIndexes creates the indexes revocation needs: by family, and by
+// client (a deleted app's tokens).
 func (st *Storage) EnsureIndexes(ctx context.Context) error {
+	idx := []store.Index{
+		{Name: "by_requestId", Keys: []store.SortField{{Field: "requestId"}}},
+		{Name: "by_clientId", Keys: []store.SortField{{Field: "clientId"}}},
+	}
 	for _, c := range []string{AccessCollection, RefreshCollection} {
-		if err := st.Store.EnsureIndexes(ctx, c, false, []store.Index{{Name: "by_requestId", Keys: []store.SortField{{Field: "requestId"}}}}); err != nil {
+		if err := st.Store.EnsureIndexes(ctx, c, false, idx); err != nil {
 			return err
 		}
 	}
@@ -238,6 +244,31 @@ func (st *Storage) RevokeAccessToken(ctx context.Context, family string) error {
 		st.Revoked.forget(str(d["_id"]))
 	}
 	notesOf(ctx).revokedFamily(family)
+	return nil
+}
+
+// RevokeClient revokes every access and refresh token of a client (an app
+// being deleted): the API refuses its access tokens at its next request.
+// The client must be unregistered first, so that a token issued while this
+// runs is caught by the check after issuing (Service.checkGrant).
+func (st *Storage) RevokeClient(ctx context.Context, clientID string) error {
+	ctx, cancel := revocationContext(ctx)
+	defer cancel()
+	live := query.AllOf(query.Eq("clientId", clientID), query.Eq("revoked", false))
+	docs, err := st.coll(AccessCollection).Find(ctx, store.FindOptions{Filter: live, Fields: []string{"_id"}})
+	if err != nil {
+		return fmt.Errorf("find the access tokens of %s: %w", clientID, err)
+	}
+	if _, err := st.coll(AccessCollection).UpdateMany(ctx, live, store.Update{Set: store.Doc{"revoked": true}}); err != nil {
+		return fmt.Errorf("revoke the access tokens of %s: %w", clientID, err)
+	}
+	for _, d := range docs {
+		st.Revoked.forget(str(d["_id"]))
+	}
+	active := query.AllOf(query.Eq("clientId", clientID), query.Eq("active", true))
+	if _, err := st.coll(RefreshCollection).UpdateMany(ctx, active, store.Update{Set: store.Doc{"active": false}}); err != nil {
+		return fmt.Errorf("revoke the refresh tokens of %s: %w", clientID, err)
+	}
 	return nil
 }
 

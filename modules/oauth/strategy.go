@@ -25,6 +25,9 @@ type accessStrategy struct {
 	minter   *auth.Minter
 	verifier *auth.Verifier
 	lifespan time.Duration
+	// issuing, when set, runs before each token is minted: tests make
+	// something happen while a token request is under way.
+	issuing func()
 }
 
 var _ oauth2.AccessTokenStrategy = (*accessStrategy)(nil)
@@ -39,22 +42,25 @@ func (s *accessStrategy) AccessTokenSignature(_ context.Context, token string) s
 	return c.ID
 }
 
-// GenerateAccessToken mints the JWT with the grant's frozen scopes.
+// GenerateAccessToken mints the JWT with the grant's frozen scopes. It
+// lives exactly the configured lifespan (the token answer's expires_in),
+// and the session takes the JWT's expiry, so the stored record (revocation
+// cache, sweep) says when the token really stops working.
 func (s *accessStrategy) GenerateAccessToken(ctx context.Context, r fosite.Requester) (string, string, error) {
 	sess, ok := r.GetSession().(*Session)
 	if !ok || sess.Customer == "" {
 		return "", "", errors.New("oauth: request without a customer session")
 	}
-	ttl := s.lifespan
-	if exp := sess.GetExpiresAt(fosite.AccessToken); !exp.IsZero() {
-		ttl = time.Until(exp)
+	if s.issuing != nil {
+		s.issuing()
 	}
 	tok, claims, err := s.minter.Mint(ctx, auth.MintInput{
-		Customer: sess.Customer, User: sess.User, ClientID: r.GetClient().GetID(), Scopes: r.GetGrantedScopes(), TTL: ttl,
+		Customer: sess.Customer, User: sess.User, ClientID: r.GetClient().GetID(), Scopes: r.GetGrantedScopes(), TTL: s.lifespan,
 	})
 	if err != nil {
 		return "", "", err
 	}
+	sess.SetExpiresAt(fosite.AccessToken, claims.ExpiresAt.Time.UTC())
 	return tok, claims.ID, nil
 }
 

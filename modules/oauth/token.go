@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/ory/fosite"
 
+	"platform/kernel/store"
 	"platform/modules/audit/trail"
 	"platform/modules/oauth/scopes"
 )
@@ -25,13 +26,19 @@ func (s *Service) token(c *gin.Context) {
 		resp, err = s.provider.NewAccessResponse(ctx, ar)
 	}
 	if err == nil {
-		err = s.checkFamily(ctx, ar)
+		err = s.checkGrant(ctx, ar)
 	}
 	if err != nil {
 		s.provider.WriteAccessError(ctx, c.Writer, ar, s.tokenFailed(ctx, c, ar, n, err))
 		return
 	}
 	s.auditToken(ctx, c, ar)
+	// fosite's grant handlers write "bearer"; RFC 6750 and the
+	// specification write "Bearer" (clients compare either way).
+	resp.SetTokenType("Bearer")
+	// fosite counts expires_in from the request's start, truncated (one
+	// second short at times); the JWT lives exactly AccessTTL.
+	resp.SetExpiresIn(s.opts.AccessTTL)
 	s.provider.WriteAccessResponse(ctx, c.Writer, ar, resp)
 }
 
@@ -96,23 +103,41 @@ func narrowRefresh(ar fosite.AccessRequester) error {
 	return nil
 }
 
-// checkFamily refuses tokens of a family revoked while they were being
-// issued (a parallel reuse of the same code or refresh token).
-func (s *Service) checkFamily(ctx context.Context, ar fosite.AccessRequester) error {
-	if ar.GetGrantTypes().ExactOne("client_credentials") {
-		return nil
-	}
-	revoked, err := s.storage.familyRevoked(ctx, ar.GetID())
+// checkGrant refuses tokens issued while their grant was being ended: a
+// family revoked meanwhile (a parallel reuse of the same code or refresh
+// token), or an app deleted meanwhile (RevokeClient ran before these
+// tokens were stored). The tokens are stored by now, so they are revoked.
+func (s *Service) checkGrant(ctx context.Context, ar fosite.AccessRequester) error {
+	refusal, err := s.grantEnded(ctx, ar)
 	if err != nil {
 		return fosite.ErrServerError.WithWrap(err)
 	}
-	if !revoked {
+	if refusal == nil {
 		return nil
 	}
 	if err := s.storage.RevokeFamily(ctx, ar.GetID()); err != nil {
 		return fosite.ErrServerError.WithWrap(err)
 	}
-	return fosite.ErrInvalidGrant.WithHint("The grant was revoked because its code or refresh token was used twice.")
+	return refusal
+}
+
+// grantEnded says why the tokens just issued must not be handed out; nil
+// when they may.
+func (s *Service) grantEnded(ctx context.Context, ar fosite.AccessRequester) (*fosite.RFC6749Error, error) {
+	_, err := s.d.Identity.AppByClientID(ctx, ar.GetClient().GetID())
+	if errors.Is(err, store.ErrNotFound) {
+		return fosite.ErrInvalidClient.WithHint("The app was deleted."), nil
+	} else if err != nil {
+		return nil, err
+	}
+	if ar.GetGrantTypes().ExactOne("client_credentials") {
+		return nil, nil
+	}
+	revoked, err := s.storage.familyRevoked(ctx, ar.GetID())
+	if err != nil || !revoked {
+		return nil, err
+	}
+	return fosite.ErrInvalidGrant.WithHint("The grant was revoked because its code or refresh token was used twice."), nil
 }
 
 // tokenFailed audits reuse and maps the compare-and-set losses to

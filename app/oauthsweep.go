@@ -1,0 +1,38 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"platform/activities/maintenance"
+	"platform/kernel/temporalx"
+	"platform/workflows"
+)
+
+// OAuthSweepScheduleID names the OAuth sweep's schedule of the deployment
+// whose worker polls taskQueue ("platform-oauth-sweep" by default):
+// deployments sharing a Temporal namespace differ by their task queues.
+func OAuthSweepScheduleID(taskQueue string) string { return taskQueue + "-oauth-sweep" }
+
+// MaintenanceActivities are the housekeeping activities the worker
+// registers (workflows.OAuthSweep calls them).
+func (a *App) MaintenanceActivities() *maintenance.Activities {
+	return &maintenance.Activities{OAuth: a.OAuth.Sweeper()}
+}
+
+// PutOAuthSweepSchedule creates, or updates, the schedule that runs
+// workflows.OAuthSweep on taskQueue every PLATFORM_OAUTH_SWEEP_INTERVAL.
+// A sweep still running at the next tick makes that tick skip.
+func (a *App) PutOAuthSweepSchedule(ctx context.Context, taskQueue string) error {
+	id := OAuthSweepScheduleID(taskQueue)
+	return temporalx.PutSchedule(ctx, a.Temporal, client.ScheduleOptions{
+		ID:            id,
+		Spec:          client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: a.Config.OAuthSweepInterval}}},
+		Action:        &client.ScheduleWorkflowAction{ID: id, Workflow: workflows.OAuthSweep, TaskQueue: taskQueue},
+		Overlap:       enums.SCHEDULE_OVERLAP_POLICY_SKIP,
+		CatchupWindow: time.Minute, // after an outage, one sweep catches up on everything
+	})
+}
