@@ -225,9 +225,10 @@ func (a *App) starter(taskQueue string) *temporalx.Starter {
 // the event sweeper that runs with it.
 func (a *App) Worker(taskQueue string) sdkworker.Worker {
 	acts := worker.Activities{
-		System:    &system.Activities{Store: a.Store, Bugs: a.Bugs},
-		Delivery:  a.deliveryActivities(),
-		Pipelines: a.pipelineActivities(),
+		System:      &system.Activities{Store: a.Store, Bugs: a.Bugs},
+		Delivery:    a.deliveryActivities(),
+		Pipelines:   a.pipelineActivities(),
+		Maintenance: a.MaintenanceActivities(),
 	}
 	return &dispatch.Worker{
 		Worker:  worker.New(a.Temporal, taskQueue, acts),

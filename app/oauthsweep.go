@@ -9,7 +9,7 @@ import (
 
 	"platform/activities/maintenance"
 	"platform/kernel/temporalx"
-	"platform/workflows"
+	"platform/workflows/contract"
 )
 
 // OAuthSweepScheduleID names the OAuth sweep's schedule of the deployment
@@ -18,7 +18,7 @@ import (
 func OAuthSweepScheduleID(taskQueue string) string { return taskQueue + "-oauth-sweep" }
 
 // MaintenanceActivities are the housekeeping activities the worker
-// registers (workflows.OAuthSweep calls them).
+// registers (the OAuthSweep workflow calls them).
 func (a *App) MaintenanceActivities() *maintenance.Activities {
 	return &maintenance.Activities{OAuth: a.OAuth.Sweeper()}
 }
@@ -31,8 +31,14 @@ func (a *App) PutOAuthSweepSchedule(ctx context.Context, taskQueue string) error
 	return temporalx.PutSchedule(ctx, a.Temporal, client.ScheduleOptions{
 		ID:            id,
 		Spec:          client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: a.Config.OAuthSweepInterval}}},
-		Action:        &client.ScheduleWorkflowAction{ID: id, Workflow: workflows.OAuthSweep, TaskQueue: taskQueue},
+		Action:        &client.ScheduleWorkflowAction{ID: id, Workflow: contract.WorkflowOAuthSweep, TaskQueue: taskQueue},
 		Overlap:       enums.SCHEDULE_OVERLAP_POLICY_SKIP,
 		CatchupWindow: time.Minute, // after an outage, one sweep catches up on everything
 	})
+}
+
+// PutSchedules creates or updates the Temporal schedules of the platform's
+// housekeeping on taskQueue; every worker start does it (idempotent).
+func (a *App) PutSchedules(ctx context.Context, taskQueue string) error {
+	return a.PutOAuthSweepSchedule(ctx, taskQueue)
 }

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"platform/activities/delivery"
+	"platform/activities/maintenance"
 	"platform/activities/pipelines"
 	"platform/activities/system"
 	"platform/worker"
@@ -23,12 +24,13 @@ import (
 func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 	t.Parallel()
 	r := &recorder{}
-	worker.Register(r, worker.Activities{System: &system.Activities{}, Delivery: &delivery.Activities{}, Pipelines: &pipelines.Activities{}})
-	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "PipelineRun", "FireTrigger"}, r.workflows)
+	worker.Register(r, worker.Activities{System: &system.Activities{}, Delivery: &delivery.Activities{}, Pipelines: &pipelines.Activities{}, Maintenance: &maintenance.Activities{}})
+	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "PipelineRun", "FireTrigger", "OAuthSweep"}, r.workflows)
 	require.ElementsMatch(t, []string{
 		"SelfCheck", "ReportBug",
 		"EventTargets", "LaunchEventRuns", "MarkDispatched", "DeliverWebhook", "SettleDelivery",
 		"StartRun", "RecordStep", "FinishRun", "RunHTTP", "RunDB", "RunNotification", "RunTransform", "RunFunction", "LaunchTriggerRuns",
+		"SweepOAuth",
 	}, r.activities)
 }
 

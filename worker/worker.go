@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"platform/activities/delivery"
+	"platform/activities/maintenance"
 	"platform/activities/pipelines"
 	"platform/activities/system"
 	"platform/workflows"
@@ -22,9 +23,10 @@ import (
 // not registered: a test that runs one family's workflows builds only its
 // activities.
 type Activities struct {
-	System    *system.Activities
-	Delivery  *delivery.Activities
-	Pipelines *pipelines.Activities
+	System      *system.Activities
+	Delivery    *delivery.Activities
+	Pipelines   *pipelines.Activities
+	Maintenance *maintenance.Activities
 }
 
 // New returns a worker on taskQueue with every workflow and activity registered.
@@ -50,6 +52,9 @@ func Register(r sdkworker.Registry, acts Activities) {
 	if acts.Pipelines != nil {
 		registerActivities(r, pipelineActivities(acts.Pipelines))
 	}
+	if acts.Maintenance != nil {
+		registerActivities(r, maintenanceActivities(acts.Maintenance))
+	}
 }
 
 // RegisterWorkflows registers every workflow under its contract name; the
@@ -61,6 +66,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 		{contract.WorkflowWebhookDelivery, workflows.WebhookDelivery},
 		{contract.WorkflowPipelineRun, workflows.PipelineRun},
 		{contract.WorkflowFireTrigger, workflows.FireTrigger},
+		{contract.WorkflowOAuthSweep, workflows.OAuthSweep},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
 	}
@@ -104,4 +110,8 @@ func pipelineActivities(a *pipelines.Activities) []named {
 		{contract.ActivityRunFunction, a.RunFunction},
 		{contract.ActivityLaunchTriggerRuns, a.LaunchTriggerRuns},
 	}
+}
+
+func maintenanceActivities(a *maintenance.Activities) []named {
+	return []named{{contract.ActivitySweepOAuth, a.SweepOAuth}}
 }

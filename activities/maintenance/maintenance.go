@@ -9,6 +9,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"platform/workflows/contract"
 )
 
 // OAuthSweeper removes what expired from the OAuth service's collections
@@ -18,23 +20,17 @@ type OAuthSweeper interface {
 	Sweep(ctx context.Context, now time.Time) (removed map[string]int64, more bool, err error)
 }
 
-// Activities are the housekeeping activities; register the struct, so its
-// methods are the activities' names (workflows.SweepOAuthActivity).
+// Activities are the housekeeping activities (worker.Register gives them
+// their contract names).
 type Activities struct {
 	OAuth OAuthSweeper
 }
 
-// SweepRound is one call's answer (workflows.OAuthSweepRound).
-type SweepRound struct {
-	Removed map[string]int64
-	More    bool
-}
-
 // SweepOAuth runs one bounded round of the OAuth sweep.
-func (a *Activities) SweepOAuth(ctx context.Context) (SweepRound, error) {
+func (a *Activities) SweepOAuth(ctx context.Context) (contract.OAuthSweepRound, error) {
 	removed, more, err := a.OAuth.Sweep(ctx, time.Now())
 	if err != nil {
-		return SweepRound{}, fmt.Errorf("oauth sweep: %w", err)
+		return contract.OAuthSweepRound{}, fmt.Errorf("oauth sweep: %w", err)
 	}
-	return SweepRound{Removed: removed, More: more}, nil
+	return contract.OAuthSweepRound{Removed: removed, More: more}, nil
 }

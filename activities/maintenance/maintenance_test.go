@@ -14,6 +14,7 @@ import (
 	"platform/modules/oauth"
 	"platform/test/testenv"
 	"platform/workflows"
+	"platform/workflows/contract"
 )
 
 // TestOAuthSweepWorkflow runs the sweep workflow in Temporal's test
@@ -37,7 +38,7 @@ func TestOAuthSweepWorkflow(t *testing.T) {
 	env.ExecuteWorkflow(workflows.OAuthSweep)
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
-	var res workflows.OAuthSweepResult
+	var res contract.OAuthSweepResult
 	require.NoError(t, env.GetWorkflowResult(&res))
 	require.Equal(t, 2, res.Rounds, "three expired per collection, two per round")
 	require.EqualValues(t, 3, res.Removed[oauth.CodesCollection])

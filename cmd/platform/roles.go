@@ -176,7 +176,10 @@ func serve(ctx context.Context, r role, a *app.App, f *front, retry *retrier, lo
 // startWorker starts the Temporal worker, a fresh one per attempt (a worker
 // that failed to start is not started again).
 func startWorker(ctx context.Context, a *app.App, retry *retrier) (w sdkworker.Worker, err error) {
-	err = retry.do(ctx, "start the worker", func(context.Context) error {
+	err = retry.do(ctx, "start the worker", func(ctx context.Context) error {
+		if err := a.PutSchedules(ctx, a.Config.TaskQueue); err != nil {
+			return err
+		}
 		w = a.Worker(a.Config.TaskQueue)
 		return w.Start()
 	})
