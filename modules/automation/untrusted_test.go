@@ -1,15 +1,18 @@
 package automation_test
 
 import (
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"platform/kernel/jsonlimit"
+	"platform/kernel/store"
 	"platform/test/testenv"
 )
 
@@ -118,4 +121,40 @@ func TestUserCodeAndHTTPAnswersCannotPoisonRuns(t *testing.T) {
 	list := p.Do("GET", "/automation/pipelineruns", tok, nil)
 	require.Equal(t, 200, list.Status, "%s", list.Body)
 	assert.Len(t, list.List(), len(cases))
+}
+
+// TestStoredNonFiniteNumbersKeepAutomationListsAnswering: a trigger filter
+// and a run's input (its event's data) holding ±Inf written before the entry checks existed
+// (the SQLite store keeps such values) render as null; the lists that
+// hold them still answer, so one bad record cannot take a tenant's
+// triggers or run history down with it.
+func TestStoredNonFiniteNumbersKeepAutomationListsAnswering(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{Store: "sqlite"})
+	p.CheckOpenAPI("automation")
+	tok := p.Token("automation.*")
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	poison := func(collection string, doc store.Doc) string {
+		doc["_id"], doc["createdAt"], doc["updatedAt"] = store.NewID(), now, now
+		require.NoError(t, p.Store.Collection(collection).Insert(p.Ctx(), doc))
+		return doc["_id"].(string)
+	}
+	trigger := poison("triggers", store.Doc{"name": "old", "type": "event", "event": "tasks.assigned",
+		"filter": map[string]any{"n": map[string]any{"$gt": math.Inf(-1)}}})
+	run := poison("pipelineruns", store.Doc{"pipeline": store.NewID(), "status": "success", "startedAt": now,
+		"event": map[string]any{"name": "manual", "data": map[string]any{"n": math.Inf(1), "nan": math.NaN()}}})
+
+	for path, field := range map[string]string{"/automation/triggers": "filter", "/automation/pipelineruns": "event"} {
+		r := p.Do("GET", path, tok, nil)
+		require.Equal(t, 200, r.Status, "%s: %s", path, r.Body)
+		require.Len(t, r.List(), 1, path)
+		assert.NotContains(t, string(r.Body), "Inf", path)
+		assert.NotNil(t, r.List()[0][field], "%s keeps the record's other values", path)
+	}
+	r := p.Do("GET", "/automation/triggers/"+trigger, tok, nil)
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	assert.Equal(t, map[string]any{"n": map[string]any{"$gt": nil}}, r.Payload()["filter"])
+	r = p.Do("GET", "/automation/pipelineruns/"+run, tok, nil)
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	assert.Equal(t, map[string]any{"name": "manual", "data": map[string]any{"n": nil, "nan": nil}}, r.Payload()["event"])
 }
