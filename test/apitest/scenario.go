@@ -36,7 +36,7 @@ type Scenario[F Fixture[F]] struct {
 	Scopes []string                          // scopes of customer A's admin token; nil: the Env's Rights
 	Token  func(f F) string                  // another token instead ("" sends none)
 	Body   any                               // JSON-encoded; a string is sent as is
-	Header []string                          // name, value pairs ({name} expanded)
+	Header []string                          // name, value pairs ({name} expanded; "" leaves it out)
 	Status int                               // expected HTTP status
 	Codes  []string                          // expected meta.errors[].code, in any order
 	Field  string                            // a meta.errors entry names this field

@@ -233,6 +233,10 @@ func (p *Platform) Do(method, path, token string, body any, header ...string) *R
 			req.Host = header[i+1]
 			continue
 		}
+		if header[i+1] == "" { // an empty value leaves the header out altogether
+			req.Header.Del(header[i])
+			continue
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	res, err := apiClient.Do(req)
