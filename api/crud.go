@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -18,6 +19,19 @@ type crud struct {
 }
 
 func (h *crud) svc() *resource.Service { return h.s.svc }
+
+// refCtx is the context in which the route's :id is looked up: for a key
+// unique per parent, ?<parent field>= names the parent to look in.
+func (h *crud) refCtx(req *Request) context.Context {
+	if h.r.Key == "" {
+		return req.Ctx
+	}
+	within := h.r.Field(h.r.Key).UniqueWithin
+	if parent := req.Query.Get(within); within != "" && parent != "" {
+		return resource.InParent(req.Ctx, h.r, parent)
+	}
+	return req.Ctx
+}
 
 func (h *crud) list(req *Request) (*Response, error) {
 	if err := exportAllowed(req, h.r); err != nil {
@@ -48,7 +62,7 @@ func (h *crud) get(req *Request) (*Response, error) {
 			return nil, err
 		}
 	}
-	doc, err := h.svc().Get(req.Ctx, h.r, req.Param("id"), fields...)
+	doc, err := h.svc().Get(h.refCtx(req), h.r, req.Param("id"), fields...)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +106,7 @@ func (h *crud) replace(req *Request) (*Response, error) {
 		return nil, resource.InvalidField("_id", "the body's _id differs from the id in the path")
 	}
 	delete(body, "_id")
-	doc, err := h.svc().Replace(req.Ctx, h.r, req.Param("id"), body)
+	doc, err := h.svc().Replace(h.refCtx(req), h.r, req.Param("id"), body)
 	return h.written(req, doc, err)
 }
 
@@ -102,7 +116,7 @@ func (h *crud) patch(req *Request) (*Response, error) {
 		return nil, err
 	}
 	delete(body, "_id")
-	doc, err := h.svc().Patch(req.Ctx, h.r, req.Param("id"), body)
+	doc, err := h.svc().Patch(h.refCtx(req), h.r, req.Param("id"), body)
 	return h.written(req, doc, err)
 }
 
@@ -114,7 +128,7 @@ func (h *crud) written(req *Request, doc store.Doc, err error) (*Response, error
 }
 
 func (h *crud) delete(req *Request) (*Response, error) {
-	doc, err := h.svc().Delete(req.Ctx, h.r, req.Param("id"))
+	doc, err := h.svc().Delete(h.refCtx(req), h.r, req.Param("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +147,7 @@ func (h *crud) action(req *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := h.svc().Act(req.Ctx, h.r, req.Param("id"), a.Name, body)
+	res, err := h.svc().Act(h.refCtx(req), h.r, req.Param("id"), a.Name, body)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +160,7 @@ func (h *crud) action(req *Request) (*Response, error) {
 // sub lists the records related to one record (GET /{plural}/:id/<rel>).
 func (h *crud) sub(rel *resource.Relation) HandlerFunc {
 	return func(req *Request) (*Response, error) {
-		parent, err := h.svc().Load(req.Ctx, h.r, req.Param("id"))
+		parent, err := h.svc().Load(h.refCtx(req), h.r, req.Param("id"))
 		if err != nil {
 			return nil, err
 		}

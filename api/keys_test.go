@@ -30,7 +30,58 @@ func keyed() *api.Module {
 				doc, err := call.Service.Apply(ctx, call.Resource, query.ID(call.ID), resource.Change{Set: store.Doc{"on": !on}})
 				return &resource.ActionResult{Payload: doc}, err
 			}}},
+	}, {
+		Plural: "pages", Title: "page", Key: "slug",
+		Fields: []resource.Field{
+			{Name: "book", Type: resource.TString, Required: true, MaxLen: 100, Filter: true},
+			{Name: "slug", Type: resource.TString, Required: true, UniqueWithin: "book", MaxLen: 100, Filter: true},
+		},
 	}}}
+}
+
+// TestKeysWithinAParentRoutes: a slug unique per book is addressed within
+// the book named by ?book=, alone when one book has it, and a 400 naming
+// the book field when several do.
+func TestKeysWithinAParentRoutes(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	require.NoError(t, p.API.Mount(context.Background(), keyed()))
+	p.CheckOpenAPI("keyed")
+	tok := p.Token("keyed.*")
+	ids := map[string]string{}
+	for _, book := range []string{"a", "b"} {
+		r := p.Do("POST", "/keyed/pages", tok, map[string]any{"book": book, "slug": "intro"})
+		require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+		ids[book] = r.Payload()["_id"].(string)
+	}
+	r := p.Do("POST", "/keyed/pages", tok, map[string]any{"book": "a", "slug": "intro"})
+	require.Equal(t, http.StatusConflict, r.Status, "%s", r.Body)
+	assert.Equal(t, []string{"conflict.duplicate"}, r.ErrorCodes())
+
+	r = p.Do("GET", "/keyed/pages/intro?book=b", tok, nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	assert.Equal(t, ids["b"], r.Payload()["_id"])
+	r = p.Do("PATCH", "/keyed/pages/intro?book=a", tok, map[string]any{"slug": "start"})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	assert.Equal(t, ids["a"], r.Payload()["_id"])
+	r = p.Do("GET", "/keyed/pages/intro", tok, nil)
+	require.Equal(t, http.StatusOK, r.Status, "only book b has it now: %s", r.Body)
+	assert.Equal(t, ids["b"], r.Payload()["_id"])
+
+	require.Equal(t, http.StatusCreated, p.Do("POST", "/keyed/pages", tok, map[string]any{"book": "c", "slug": "intro"}).Status)
+	r = p.Do("DELETE", "/keyed/pages/intro", tok, nil)
+	require.Equal(t, http.StatusBadRequest, r.Status, "two books have it: %s", r.Body)
+	assert.Equal(t, []string{"request.id"}, r.ErrorCodes())
+	assert.Equal(t, "book", fieldOfFirstError(r))
+}
+
+// fieldOfFirstError is the field of an answer's first error entry.
+func fieldOfFirstError(r *testenv.Resp) any {
+	errs, _ := r.Meta()["errors"].([]any)
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs[0].(map[string]any)["field"]
 }
 
 // TestNaturalKeyRoutes: every route of the :id form answers by the key,

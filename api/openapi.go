@@ -83,7 +83,7 @@ func resourcePaths(r *resource.Resource, name string, reg *resource.Registry) ob
 	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string", "pattern": "^[0-9a-fA-F]{24}$"}}
 	if r.Key != "" {
 		idParam["schema"] = obj{"type": "string", "minLength": 1}
-		idParam["description"] = "the record's id (24 hexadecimal characters) or its " + r.Key
+		idParam["description"] = "the record's id (24 hexadecimal characters) or its " + r.Key + keyParentNote(r)
 	}
 	one := envelopeOf(ref(name))
 	many := envelopeOf(obj{"type": "array", "items": ref(name)})
@@ -354,4 +354,13 @@ func anyRequired(fields []resource.Field) bool {
 		}
 	}
 	return false
+}
+
+// keyParentNote tells how a key unique per parent is looked up.
+func keyParentNote(r *resource.Resource) string {
+	within := r.Field(r.Key).UniqueWithin
+	if within == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (unique per %[1]s: add ?%[1]s= to look in one %[1]s; without it, a %[2]s that several have is a 400)", within, r.Key)
 }

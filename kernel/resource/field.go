@@ -58,6 +58,10 @@ type Field struct {
 	Filter bool // may appear in filter and shorthand
 	Sort   bool // may appear in sort
 	Unique bool // unique per customer
+	// UniqueWithin names a parent field: the value is unique per customer
+	// and value of that field (a wiki page's slug within its knowledge
+	// base), instead of per customer as with Unique.
+	UniqueWithin string
 }
 
 // DefaultMaxLen caps strings that declare no limit, so no field can hold a

@@ -115,6 +115,9 @@ func storeError(err error, r *Resource) error {
 		return nil
 	case errors.As(err, &dup):
 		field := strings.Join(dup.Fields, ",")
+		if f := r.Field(strings.TrimPrefix(dup.Index, "uniq_")); f != nil && f.UniqueWithin != "" {
+			field = f.Name // unique within its parent: the parent is not what clashed
+		}
 		return newError(KindConflict, CodeDuplicate, field, "another %s already has this %s", r.Title, field).WithCause(err)
 	case errors.Is(err, store.ErrNotFound):
 		return NotFound(r.Title).WithCause(err)

@@ -100,8 +100,11 @@ func (r *Resource) check() error {
 	}
 	if r.Key != "" {
 		f := r.Field(r.Key)
-		if f == nil || f.Type != TString || !f.Unique || !f.Required {
+		if f == nil || f.Type != TString || !(f.Unique || f.UniqueWithin != "") || !f.Required {
 			return fmt.Errorf("key %q must be a required, unique string field", r.Key)
+		}
+		if f.UniqueWithin != "" && r.Field(f.UniqueWithin) == nil {
+			return fmt.Errorf("key %q is unique within %q, which is not a field", r.Key, f.UniqueWithin)
 		}
 	}
 	return nil

@@ -35,6 +35,9 @@ type Resource struct {
 	// Key, when set, names a unique string field that addresses a record
 	// wherever its id does (/flags/:slug): its values may not look like
 	// an id (24 hexadecimal characters), so the two are never confused.
+	// A key unique per parent (Field.UniqueWithin) is looked up within
+	// the parent the caller names (InParent), or alone when only one
+	// record has it.
 	Key string
 
 	Indexes   []store.Index // beyond those derived from Unique/Sort/Filter fields
@@ -176,6 +179,9 @@ func (r *Resource) derivedIndexes() []store.Index {
 		switch {
 		case f.Unique:
 			out = append(out, store.Index{Name: "uniq_" + f.Name, Keys: []store.SortField{{Field: f.Name}}, Unique: true, Sparse: !f.Required})
+		case f.UniqueWithin != "":
+			keys := []store.SortField{{Field: f.UniqueWithin}, {Field: f.Name}}
+			out = append(out, store.Index{Name: "uniq_" + f.Name, Keys: keys, Unique: true, Sparse: !f.Required})
 		case f.Sort || f.Filter:
 			out = append(out, store.Index{Name: "by_" + f.Name, Keys: []store.SortField{{Field: f.Name}}})
 		}

@@ -56,7 +56,7 @@ func (s *Service) Get(ctx context.Context, r *Resource, ref string, fields ...st
 // that is neither an id nor a natural key, NotFound for a missing one or
 // another customer's.
 func (s *Service) Load(ctx context.Context, r *Resource, ref string) (store.Doc, error) {
-	where, byID, err := r.refFilter(ref)
+	where, byID, err := r.refFilter(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -66,9 +66,12 @@ func (s *Service) Load(ctx context.Context, r *Resource, ref string) (store.Doc,
 		doc, err := coll.Get(ctx, lowerID(ref))
 		return doc, storeError(err, r)
 	}
-	docs, err := coll.Find(ctx, store.FindOptions{Filter: query.AllOf(where, rf), Limit: 1})
+	docs, err := coll.Find(ctx, store.FindOptions{Filter: query.AllOf(where, rf), Limit: 2})
 	if err == nil && len(docs) == 0 {
 		err = store.ErrNotFound
+	}
+	if err == nil && len(docs) > 1 {
+		return nil, r.ambiguousKey(ref) // only a key unique per parent can match twice
 	}
 	if err != nil {
 		return nil, storeError(err, r)

@@ -197,3 +197,45 @@ func TestRegistryRefusesClashes(t *testing.T) {
 	}
 	assert.Equal(t, "crm", reg.ByPlural("things").Module, "Add fills in the module")
 }
+
+// TestKeysUniqueWithinAParent: a key unique per parent (a page's slug
+// within its book) may repeat across parents; a reference finds it alone
+// when only one parent has it, within the parent the caller names, and is
+// refused as ambiguous, naming the parent field, when several have it.
+func TestKeysUniqueWithinAParent(t *testing.T) {
+	f := newFixture(t)
+	pages := &resource.Resource{Plural: "pages", Title: "page", Key: "slug",
+		Fields: []resource.Field{
+			{Name: "book", Type: resource.TString, Required: true, MaxLen: 100, Filter: true},
+			{Name: "slug", Type: resource.TString, Required: true, UniqueWithin: "book", MaxLen: 100, Filter: true},
+		},
+	}
+	f.svc.Registry.Add("hub", pages)
+	require.NoError(t, f.svc.Store.EnsureIndexes(context.Background(), "pages", true, pages.Indexes))
+	create := func(book, slug string) string {
+		doc, err := f.svc.Create(f.ctx, pages, map[string]any{"book": book, "slug": slug})
+		require.NoError(t, err)
+		return doc["_id"].(string)
+	}
+	aIntro, bIntro, only := create("a", "intro"), create("b", "intro"), create("a", "setup")
+
+	_, err := f.svc.Create(f.ctx, pages, map[string]any{"book": "a", "slug": "intro"})
+	require.Equal(t, resource.KindConflict, resource.KindOf(err), "unique within its parent")
+	assert.Contains(t, err.Error(), "slug")
+
+	got, err := f.svc.Get(f.ctx, pages, "setup")
+	require.NoError(t, err)
+	assert.Equal(t, only, got["_id"], "one parent has it: no parent needed")
+	for book, want := range map[string]string{"a": aIntro, "b": bIntro} {
+		got, err := f.svc.Get(resource.InParent(f.ctx, pages, book), pages, "intro")
+		require.NoError(t, err)
+		assert.Equal(t, want, got["_id"], book)
+	}
+	_, err = f.svc.Get(f.ctx, pages, "intro")
+	require.Equal(t, resource.KindMalformed, resource.KindOf(err), "two parents have it")
+	assert.Contains(t, err.Error(), "book")
+	_, err = f.svc.Get(resource.InParent(f.ctx, f.flags, "a"), pages, "intro")
+	assert.Equal(t, resource.KindMalformed, resource.KindOf(err), "a parent named for another resource does not apply")
+	_, err = f.svc.Get(resource.InParent(f.ctx, pages, "c"), pages, "intro")
+	assert.Equal(t, resource.KindNotFound, resource.KindOf(err))
+}
