@@ -181,7 +181,14 @@ func (e *pipelineEnv) Trigger(ctx context.Context, id string) (string, error) {
 	return why, err
 }
 
+// RightInvokeFunction is what a function step needs of its author: the
+// right the same call through the invoke action needs.
+const RightInvokeFunction = "automation.functions.invoke"
+
 func (e *pipelineEnv) Function(ctx context.Context, id string) (string, error) {
+	if !e.caller.Allows(RightInvokeFunction) {
+		return "needs the right " + RightInvokeFunction + " (the step calls the function as its invoke action does), which you do not hold", nil
+	}
 	doc, why, err := e.exists(ctx, runs.Functions, id, "function")
 	if why != "" || err != nil {
 		return why, err
