@@ -38,18 +38,14 @@ type stepScope struct {
 }
 
 func (a *Activities) scopeFor(ctx context.Context, in contract.StepInput) (stepScope, error) {
-	refs, _ := template.Refs(in.Step.Templated())
-	needs := false
-	for _, r := range refs {
-		needs = needs || r.Root() == contract.RootSecrets
-	}
-	if !needs {
+	names := pipeline.StepCredentials(&in.Step)
+	if len(names) == 0 {
 		return stepScope{vars: in.Scope, attempt: attemptOf(ctx)}, nil
 	}
 	if a.Secrets == nil {
 		return stepScope{}, stepFailure("secrets", "secrets are not available in this worker (no master key)", true, nil)
 	}
-	secrets, err := a.Secrets.Secrets(ctx, a.Store)
+	secrets, err := a.readSecrets(ctx, in, names)
 	if err != nil {
 		return stepScope{}, err
 	}
