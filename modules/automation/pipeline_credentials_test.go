@@ -106,3 +106,34 @@ func TestRunRechecksTheCredentialGrant(t *testing.T) {
 	require.Contains(t, run["error"].(map[string]any)["message"], `credential "credA" was deleted`)
 	require.Empty(t, rcv.requests("/steal"))
 }
+
+// TestShortSecretsRedactedByStructure: a credential with one- and
+// two-character values leaves error texts intact, while the step's
+// recorded input still shows [redacted] where the values were rendered.
+func TestShortSecretsRedactedByStructure(t *testing.T) {
+	t.Parallel()
+	p := platformWithWorker(t, testenv.Options{})
+	tok := p.Token("automation.*", "config.*")
+	r := p.Do("POST", "/config/credentials", tok, map[string]any{"name": "short", "type": "http-basic", "credentials": map[string]any{"username": "u", "password": "pw"}})
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	rcv := newReceiver(t)
+	rcv.status.Store(403)
+	r = p.Do("POST", "/automation/pipelines", tok, newPipeline("short secrets", map[string]any{
+		"id": "call", "type": "http", "url": rcv.url("/deny") + "?user={{secrets.short.username}}",
+		"headers": map[string]any{"Authorization": "Basic {{secrets.short.password}}"},
+	}))
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	run := waitRun(t, p, tok, runOf(t, p.Do("POST", "/automation/pipelines/"+r.Payload()["_id"].(string)+"/actions/run", tok, nil)))
+	require.Equal(t, "failed", run["status"], "%v", run)
+	msg := run["error"].(map[string]any)["message"].(string)
+	require.Contains(t, msg, rcv.url("/deny"), "the URL reads as it is")
+	require.Contains(t, msg, "user=[redacted]")
+	require.Contains(t, msg, "answered 403")
+	require.NotContains(t, msg, "user=u")
+
+	input := run["steps"].([]any)[0].(map[string]any)["input"].(map[string]any)["request"].(map[string]any)
+	require.Equal(t, rcv.url("/deny")+"?user=[redacted]", input["url"])
+	require.Equal(t, map[string]any{"Authorization": "Basic [redacted]"}, input["headers"])
+	got := rcv.requests("/deny")
+	require.Equal(t, "Basic pw", got[0].Header.Get("Authorization"), "the call itself got the values")
+}
