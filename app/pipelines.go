@@ -104,6 +104,9 @@ func (a *App) pipelineActivities() *pipelineacts.Activities {
 	if a.Vault != nil {
 		acts.Secrets = a.Vault
 	}
+	if a.Audit != nil {
+		acts.Audit = a.Audit
+	}
 	return acts
 }
 

@@ -177,8 +177,23 @@ func (f *pipeFixture) storePipeline(id, def string, validate bool) {
 	}))
 	require.NoError(f.t, f.st.Collection(runs.Versions).Insert(f.ctx, store.Doc{
 		"_id": runs.VersionID(id, 1), "pipeline": id, "version": int64(1), "createdAt": now,
-		"definition": store.Doc{"name": d.Name, "trigger": norm["trigger"], "steps": norm["steps"]},
+		"definition":  store.Doc{"name": d.Name, "trigger": norm["trigger"], "steps": norm["steps"]},
+		"credentials": f.grantCredentials(pipeline.CredentialRefs(d)),
 	}))
+}
+
+// grantCredentials stores an active credential record per name (the
+// values come from fixedSecrets) and returns the grants a version saved
+// through the API would record for them.
+func (f *pipeFixture) grantCredentials(names []string) []any {
+	f.t.Helper()
+	var grants []any
+	for _, name := range names {
+		id := store.NewID()
+		require.NoError(f.t, f.st.Collection(credentials.Collection).Insert(f.ctx, store.Doc{"_id": id, "name": name, "_status": credentials.StatusActive}))
+		grants = append(grants, store.Doc{"name": name, "id": id})
+	}
+	return grants
 }
 
 // function stores a deployed custom function (version 1).
@@ -368,7 +383,15 @@ func (e *checkEnv) Compile(ctx context.Context, lang, code string) (*pipeline.Co
 // credentials): the customer's secrets by credential name.
 type fixedSecrets map[string]any
 
-func (s fixedSecrets) Secrets(context.Context, store.Store) (map[string]any, error) { return s, nil }
+func (s fixedSecrets) Secrets(_ context.Context, _ store.Store, names []string) (map[string]any, error) {
+	out := map[string]any{}
+	for _, n := range names {
+		if v, ok := s[n]; ok {
+			out[n] = v
+		}
+	}
+	return out, nil
+}
 
 // receiver is a local HTTP endpoint that records what it is sent and
 // answers with a status chosen per call.

@@ -34,10 +34,11 @@ func (a *Activities) RunHTTP(ctx context.Context, in contract.StepInput) (contra
 		return contract.StepOutput{}, err
 	}
 	s := in.Step
-	url := template.RenderText(s.URL, sc.vars)
-	headers, _ := template.Render(s.Headers, sc.vars).(map[string]string)
-	body := template.Render(s.Body, sc.vars)
-	input := map[string]any{"method": s.Method, "url": url, "headers": headers, "body": body}
+	url, recordedURL := sc.renderText(s.URL)
+	h, recordedHeaders := sc.render(s.Headers)
+	headers, _ := h.(map[string]string)
+	body, recordedBody := sc.render(s.Body)
+	input := map[string]any{"method": s.Method, "url": recordedURL, "headers": recordedHeaders, "body": recordedBody}
 	if a.Outbound == nil {
 		return contract.StepOutput{}, stepFailure("refused", "outbound calls are not available in this worker", true, nil)
 	}
@@ -59,7 +60,7 @@ func (a *Activities) RunHTTP(ctx context.Context, in contract.StepInput) (contra
 	}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		permanent := res.StatusCode < 500 && res.StatusCode != http.StatusRequestTimeout && res.StatusCode != http.StatusTooManyRequests
-		msg := fmt.Sprintf("%s %s answered %d", s.Method, url, res.StatusCode)
+		msg := fmt.Sprintf("%s %s answered %d", s.Method, recordedURL, res.StatusCode)
 		// The answer (a provider's error body) is part of the failure's record.
 		return contract.StepOutput{}, contract.StepFailure(contract.StepError{Kind: "http_status", Message: sc.redact.String(msg)}, permanent, nil, nil,
 			sc.redact.Value(map[string]any{"request": input, "response": out}))
@@ -147,18 +148,20 @@ func (a *Activities) RunDB(ctx context.Context, in contract.StepInput) (contract
 		return contract.StepOutput{}, stepFailure("db", "records are not available in this worker", true, nil)
 	}
 	s := in.Step
-	id := template.RenderText(s.RecordID, sc.vars)
-	data, _ := template.Render(s.Data, sc.vars).(map[string]any)
-	filter, _ := template.Render(s.Filter, sc.vars).(map[string]any)
+	id, recordedID := sc.renderText(s.RecordID)
+	d, recordedData := sc.render(s.Data)
+	f, recordedFilter := sc.render(s.Filter)
+	data, _ := d.(map[string]any)
+	filter, _ := f.(map[string]any)
 	input := map[string]any{"collection": s.Collection, "op": s.Op}
 	if id != "" {
-		input["recordId"] = id
+		input["recordId"] = recordedID
 	}
 	if data != nil {
-		input["data"] = data
+		input["data"] = recordedData
 	}
 	if filter != nil {
-		input["filter"] = filter
+		input["filter"] = recordedFilter
 	}
 	// Records written by a pipeline name it as their author.
 	cust, _ := tenant.Customer(ctx)
@@ -212,9 +215,11 @@ func (a *Activities) RunNotification(ctx context.Context, in contract.StepInput)
 		return contract.StepOutput{}, err
 	}
 	s := in.Step
-	m := notify.Message{Channel: s.Channel, To: recipients(template.Render(s.To, sc.vars)),
-		Subject: template.RenderText(s.Subject, sc.vars), Body: template.RenderText(s.Template, sc.vars)}
-	input := map[string]any{"channel": m.Channel, "to": store.List(m.To), "subject": m.Subject, "body": m.Body}
+	to, recordedTo := sc.render(s.To)
+	subject, recordedSubject := sc.renderText(s.Subject)
+	text, recordedText := sc.renderText(s.Template)
+	m := notify.Message{Channel: s.Channel, To: recipients(to), Subject: subject, Body: text}
+	input := map[string]any{"channel": m.Channel, "to": store.List(recipients(recordedTo)), "subject": recordedSubject, "body": recordedText}
 	if a.Notifier == nil {
 		return contract.StepOutput{}, stepFailure("notification", "notifications are not configured in this worker", true, nil)
 	}

@@ -11,6 +11,7 @@ import (
 	"platform/kernel/notify"
 	"platform/kernel/outbound"
 	"platform/kernel/store"
+	"platform/modules/audit/trail"
 	"platform/modules/automation/runs"
 	"platform/sandbox"
 )
@@ -25,6 +26,8 @@ type Activities struct {
 	Outbound *outbound.Guard
 	Sandbox  Sandbox
 	Secrets  SecretSource
+	// Audit records every read of a credential by a step; nil logs them.
+	Audit    trail.Writer
 	Records  Records
 	Notifier Notifier
 	// Launcher starts the runs trigger firings start.
@@ -37,10 +40,10 @@ type (
 	Sandbox interface {
 		Run(ctx context.Context, req sandbox.Request) (sandbox.Result, error)
 	}
-	// SecretSource decrypts the customer's active credentials, keyed by
-	// credential name (credentials.Vault).
+	// SecretSource decrypts the named active credentials of the
+	// customer, keyed by credential name (credentials.Vault).
 	SecretSource interface {
-		Secrets(ctx context.Context, st store.Store) (map[string]any, error)
+		Secrets(ctx context.Context, st store.Store, names []string) (map[string]any, error)
 	}
 	// Records runs create/read/update/delete on a declared resource of the
 	// customer in ctx with the API's validation, hooks and events (api.Records).

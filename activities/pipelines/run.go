@@ -45,6 +45,9 @@ func (a *Activities) StartRun(ctx context.Context, in contract.RunInput) (contra
 	}); err != nil {
 		return contract.StartRunOutput{}, err
 	}
+	if err := a.checkCredentialGrants(ctx, in.Pipeline, version, def); err != nil {
+		return contract.StartRunOutput{}, err
+	}
 	cust, err := a.customerRoot(ctx)
 	if err != nil {
 		return contract.StartRunOutput{}, err

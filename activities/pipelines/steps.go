@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -32,24 +33,44 @@ func stepFailure(kind, msg string, permanent bool, cause error) error {
 // stepScope is the scope of one step with the secrets it refers to, and a
 // redactor hiding them in everything the step records or returns.
 type stepScope struct {
-	vars    map[string]any
+	vars map[string]any
+	// masked is vars with every secret value read as [redacted]: what
+	// the step's record renders (nil: the step reads no secret).
+	masked  map[string]any
 	redact  *pipeline.Redactor
 	attempt int
 }
 
-func (a *Activities) scopeFor(ctx context.Context, in contract.StepInput) (stepScope, error) {
-	refs, _ := template.Refs(in.Step.Templated())
-	needs := false
-	for _, r := range refs {
-		needs = needs || r.Root() == contract.RootSecrets
+// render renders v for the call and, apart, for the record, where each
+// value that came from {{secrets...}} is [redacted] (structural
+// redaction: no substring search, so short secrets are hidden too and
+// other text stays intact).
+func (s stepScope) render(v any) (call, recorded any) {
+	call = template.Render(v, s.vars)
+	if s.masked == nil {
+		return call, call
 	}
-	if !needs {
+	return call, template.Render(v, s.masked)
+}
+
+// renderText is render for one text.
+func (s stepScope) renderText(t string) (call, recorded string) {
+	call = template.RenderText(t, s.vars)
+	if s.masked == nil {
+		return call, call
+	}
+	return call, template.RenderText(t, s.masked)
+}
+
+func (a *Activities) scopeFor(ctx context.Context, in contract.StepInput) (stepScope, error) {
+	names := pipeline.StepCredentials(&in.Step)
+	if len(names) == 0 {
 		return stepScope{vars: in.Scope, attempt: attemptOf(ctx)}, nil
 	}
 	if a.Secrets == nil {
 		return stepScope{}, stepFailure("secrets", "secrets are not available in this worker (no master key)", true, nil)
 	}
-	secrets, err := a.Secrets.Secrets(ctx, a.Store)
+	secrets, err := a.readSecrets(ctx, in, names)
 	if err != nil {
 		return stepScope{}, err
 	}
@@ -57,8 +78,10 @@ func (a *Activities) scopeFor(ctx context.Context, in contract.StepInput) (stepS
 	for k, v := range in.Scope {
 		vars[k] = v
 	}
+	masked := maps.Clone(vars)
 	vars[contract.RootSecrets] = secrets
-	return stepScope{vars: vars, redact: pipeline.NewRedactor(credentials.Leaves(secrets)), attempt: attemptOf(ctx)}, nil
+	masked[contract.RootSecrets] = pipeline.MaskSecrets(secrets)
+	return stepScope{vars: vars, masked: masked, redact: pipeline.NewRedactor(credentials.Leaves(secrets)), attempt: attemptOf(ctx)}, nil
 }
 
 // finish measures the step, caps its output and hides secrets in it.
@@ -169,11 +192,11 @@ func (a *Activities) RunFunction(ctx context.Context, in contract.StepInput) (co
 	if err != nil {
 		return contract.StepOutput{}, err
 	}
-	var arg any = in.Scope["input"]
+	var arg, recordedArg any = in.Scope["input"], in.Scope["input"]
 	if in.Step.Input != nil {
-		arg = template.Render(in.Step.Input, sc.vars)
+		arg, recordedArg = sc.render(in.Step.Input)
 	}
-	input := map[string]any{"function": in.Step.Function, "version": fn.Version, "input": arg}
+	input := map[string]any{"function": in.Step.Function, "version": fn.Version, "input": recordedArg}
 	out, logs, err := a.runCode(ctx, sandbox.Request{Kind: sandbox.KindJSFunction, Code: fn.Code, TimeoutMs: fn.TimeoutMs}, arg, sc, input)
 	if err != nil {
 		return contract.StepOutput{}, err

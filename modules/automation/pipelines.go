@@ -73,6 +73,10 @@ func PipelineVersions() *resource.Resource {
 			{Name: "pipeline", Type: resource.TObjectID, Filter: true},
 			{Name: "version", Type: resource.TInteger, Filter: true, Sort: true},
 			{Name: "definition", Type: resource.TObject, FreeForm: true, Description: "name, trigger and steps as they were"},
+			{Name: "credentials", Type: resource.TArray, Description: "the credentials the version's author was entitled to read ({{secrets...}}), re-checked when a run starts; see docs/pipelines.md",
+				Items: &resource.Field{Type: resource.TObject, Fields: []resource.Field{
+					{Name: "name", Type: resource.TString}, {Name: "id", Type: resource.TObjectID},
+				}}},
 		},
 		Indexes: []store.Index{{Name: "by_pipeline_version", Keys: []store.SortField{{Field: "pipeline"}, {Field: "version"}}}},
 	}
@@ -91,14 +95,18 @@ func pipelineWrite(ctx context.Context, d Deps, w *resource.Write) error {
 	if err != nil {
 		return err
 	}
-	if len(problems) > 0 {
-		entries := make([]api.ErrorEntry, len(problems))
-		for i, p := range problems {
-			entries[i] = resource.FieldError(resource.CodeInvalid, p.Field, "%s", p.Message)
-			if p.Line > 0 {
-				entries[i].Code, entries[i].Line, entries[i].Column = resource.CodeSyntax, p.Line, p.Column
-			}
+	entries := make([]api.ErrorEntry, len(problems))
+	for i, p := range problems {
+		entries[i] = resource.FieldError(resource.CodeInvalid, p.Field, "%s", p.Message)
+		if p.Line > 0 {
+			entries[i].Code, entries[i].Line, entries[i].Column = resource.CodeSyntax, p.Line, p.Column
 		}
+	}
+	grants, refused, err := credentialGrants(ctx, w.Service.Store, env.caller, def)
+	if err != nil {
+		return err
+	}
+	if entries = append(entries, refused...); len(entries) > 0 {
 		return resource.Invalid(entries...)
 	}
 	norm, err := pipeline.ToDoc(def)
@@ -120,13 +128,19 @@ func pipelineWrite(ctx context.Context, d Deps, w *resource.Write) error {
 		}
 	}
 	if w.Old != nil && sameDefinition(w.Old, w.New) {
-		return nil
+		current, err := grantsRecorded(ctx, w.Service.Store, id, int(store.Int(w.Old["version"])), grants)
+		if err != nil || current {
+			return err
+		}
 	}
 	version := int(store.Int(w.Old["version"])) + 1
 	w.New["version"] = int64(version)
 	_, err = w.Service.Store.Collection(runs.Versions).Upsert(ctx, runs.VersionID(id, version), store.Update{Set: store.Doc{
 		"pipeline": id, "version": int64(version), "createdAt": time.Now().UTC().Truncate(time.Millisecond), "createdBy": w.New["modifiedBy"],
 		"definition": store.Doc{"name": w.New["name"], "trigger": w.New["trigger"], "steps": w.New["steps"]},
+		// The credentials its author was entitled to read: a run start
+		// re-checks each (runs.VersionCredentials).
+		"credentials": grants,
 	}})
 	return err
 }
@@ -181,7 +195,14 @@ func (e *pipelineEnv) Trigger(ctx context.Context, id string) (string, error) {
 	return why, err
 }
 
+// RightInvokeFunction is what a function step needs of its author: the
+// right the same call through the invoke action needs.
+const RightInvokeFunction = "automation.functions.invoke"
+
 func (e *pipelineEnv) Function(ctx context.Context, id string) (string, error) {
+	if !e.caller.Allows(RightInvokeFunction) {
+		return "needs the right " + RightInvokeFunction + " (the step calls the function as its invoke action does), which you do not hold", nil
+	}
 	doc, why, err := e.exists(ctx, runs.Functions, id, "function")
 	if why != "" || err != nil {
 		return why, err
@@ -253,6 +274,9 @@ func (e *pipelineEnv) Compile(ctx context.Context, lang, code string) (*pipeline
 func runPipeline(ctx context.Context, d Deps, call *resource.ActionCall) (*resource.ActionResult, error) {
 	if d.Launcher == nil {
 		return nil, unavailable("starting runs")
+	}
+	if err := mayStartManualRun(ctx, call); err != nil {
+		return nil, err
 	}
 	input, _ := call.Body["input"].(map[string]any)
 	if input == nil {

@@ -88,6 +88,7 @@ func TestPipelineValidationNamesTheStep(t *testing.T) {
 		{name: "db on a platform collection", steps: []map[string]any{{"id": "d", "type": "db", "collection": "webhooks", "op": "read", "filter": map[string]any{}}}, field: "steps[0].collection"},
 		{name: "db without the right", steps: []map[string]any{taskStep("d", "x")}, field: "steps[0].collection", fragment: "crm.tasks.create", tokScopes: []string{"automation.*", "crm.tasks.view"}},
 		{name: "missing function", steps: []map[string]any{{"id": "f", "type": "function", "function": "64b000000000000000000000"}}, field: "steps[0].function"},
+		{name: "function without the right", steps: []map[string]any{{"id": "f", "type": "function", "function": "64b000000000000000000000"}}, field: "steps[0].function", fragment: "automation.functions.invoke", tokScopes: []string{"automation.pipelines.*", "automation.functions.view"}},
 		{name: "unknown trigger event", steps: []map[string]any{transformStep("a", "1")}, trigger: map[string]any{"event": "consumers.exploded"}, field: "trigger.event"},
 		{name: "bad trigger filter", steps: []map[string]any{transformStep("a", "1")}, trigger: map[string]any{"event": "consumers.created", "filter": map[string]any{"$where": "1"}}, field: "trigger.filter"},
 		{name: "bad cron", steps: []map[string]any{transformStep("a", "1")}, trigger: map[string]any{"cron": "every day at nine"}, field: "trigger.cron"},

@@ -19,7 +19,7 @@ import (
 
 // Rights beyond the generic view, create, edit and delete.
 const (
-	RightDecrypt = "config.credentials.decrypt"
+	RightDecrypt = credentials.RightDecrypt
 )
 
 // AuditDecrypt is the audit action of a decrypt.

@@ -300,7 +300,7 @@ func TestDecryptRefusesTamperedValues(t *testing.T) {
 	recs, err := p.Store.Collection(trail.Collection).Find(p.Ctx(), store.FindOptions{Filter: query.Eq("outcome", trail.Failure)})
 	require.NoError(t, err)
 	require.Len(t, recs, 2)
-	_, err = p.Vault.Secrets(p.Ctx(), p.Store)
+	_, err = p.Vault.Secrets(p.Ctx(), p.Store, []string{"a", "b"})
 	require.ErrorIs(t, err, credentials.ErrAuth, "secrets fail rather than silently leave one out")
 	require.NotContains(t, err.Error(), password)
 }
@@ -338,8 +338,9 @@ func TestCredentialsIsolatedByCustomer(t *testing.T) {
 	require.NotContains(t, string(r.Body), password)
 }
 
-// TestSecrets: pipelines get the active credentials of their customer,
-// decrypted and keyed by name, and the strings to redact.
+// TestSecrets: pipelines get the named active credentials of their
+// customer, decrypted and keyed by name, and the strings to redact; a
+// credential not named is not opened.
 func TestSecrets(t *testing.T) {
 	t.Parallel()
 	p := testenv.NewPlatform(t, testenv.Options{})
@@ -359,7 +360,8 @@ func TestSecrets(t *testing.T) {
 	other, admin := p.OtherCustomer("secrets-other")
 	post(p.TokenFor(other.ID, admin.ID, "config.credentials.*"), map[string]any{"name": "theirs", "type": "api-key", "credentials": map[string]any{"key": "their-key"}})
 
-	got, err := p.Vault.Secrets(p.Ctx(), p.Store)
+	all := []string{"smtp", "crm-api", "old", "gone", "theirs", "unknown"}
+	got, err := p.Vault.Secrets(p.Ctx(), p.Store, all)
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{
 		"smtp":    map[string]any{"host": "smtp.example.com", "port": int64(587), "username": "mailer", "password": password},
@@ -367,11 +369,15 @@ func TestSecrets(t *testing.T) {
 	}, got)
 	require.Equal(t, []string{apiKey, password, "smtp.example.com", "mailer", "write", "read"}, credentials.Leaves(got))
 
-	theirs, err := p.Vault.Secrets(tenant.WithCustomer(p.Ctx(), other.ID), p.Store)
+	only, err := p.Vault.Secrets(p.Ctx(), p.Store, []string{"crm-api"})
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{"crm-api": map[string]any{"key": apiKey, "scopes": []any{"read", "write"}}}, only, "only the named credential is opened")
+
+	theirs, err := p.Vault.Secrets(tenant.WithCustomer(p.Ctx(), other.ID), p.Store, all)
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{"theirs": map[string]any{"key": "their-key"}}, theirs)
 
-	_, err = p.Vault.Secrets(t.Context(), p.Store)
+	_, err = p.Vault.Secrets(t.Context(), p.Store, all)
 	require.ErrorIs(t, err, tenant.ErrMissing, "a customer is required")
 }
 
@@ -389,7 +395,7 @@ func TestWithoutMasterKey(t *testing.T) {
 	r := p.Do("POST", "/config/credentials", tok, smtpCredential("smtp"))
 	require.Equal(t, 503, r.Status, string(r.Body))
 	require.Contains(t, string(r.Body), "PLATFORM_MASTER_KEY")
-	_, err := p.Vault.Secrets(p.Ctx(), p.Store)
+	_, err := p.Vault.Secrets(p.Ctx(), p.Store, []string{"smtp"})
 	require.ErrorIs(t, err, credentials.ErrNoMasterKey)
 }
 

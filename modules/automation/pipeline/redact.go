@@ -8,16 +8,25 @@ import (
 // Redacted replaces secret values in everything recorded.
 const Redacted = "[redacted]"
 
-// Redactor hides secret values in what is recorded: step inputs and
-// outputs, errors and logs.
+// MinRedactedLength is the shortest secret value replaced wherever it
+// occurs as a substring (outputs, logs, errors). Replacing shorter ones
+// mangles every text (a password "p" turned "http" into "htt[redacted]")
+// and, by the gaps, tells a reader the secret. Values rendered from
+// {{secrets...}} into a step's input are hidden whatever their length:
+// the input is recorded from a rendering that reads every secret as
+// [redacted] (MaskSecrets).
+const MinRedactedLength = 8
+
+// Redactor hides secret values in what is recorded: step outputs, errors
+// and logs.
 type Redactor struct{ secrets []string }
 
-// NewRedactor redacts each of secrets (longest first, so a secret that
-// contains another is hidden whole).
+// NewRedactor redacts each of secrets at least MinRedactedLength bytes
+// long (longest first, so a secret that contains another is hidden whole).
 func NewRedactor(secrets []string) *Redactor {
 	s := make([]string, 0, len(secrets))
 	for _, v := range secrets {
-		if v != "" {
+		if len(v) >= MinRedactedLength {
 			s = append(s, v)
 		}
 	}
@@ -72,4 +81,26 @@ func (r *Redactor) Value(v any) any {
 		return out
 	}
 	return v
+}
+
+// MaskSecrets is secrets with every value replaced by Redacted, keys
+// kept: rendering a template over it yields what the step's record may
+// show, with each value that came from {{secrets...}} hidden where it
+// landed, however short.
+func MaskSecrets(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = MaskSecrets(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = MaskSecrets(e)
+		}
+		return out
+	}
+	return Redacted
 }

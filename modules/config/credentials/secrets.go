@@ -27,13 +27,28 @@ const (
 // MaxSecrets bounds how many credentials Secrets opens for one call.
 const MaxSecrets = 1000
 
-// Secrets returns the clear values of every active credential of the
+// Rights on credentials that pipelines check. Decrypt shows the clear
+// values to its holder, so it covers use too: refusing use to someone who
+// may decrypt would protect nothing.
+const (
+	RightUse     = "config.credentials.use"
+	RightDecrypt = "config.credentials.decrypt"
+)
+
+// MayUse reports whether a holder of rights (answered by allows) may have
+// a pipeline read a credential's values.
+func MayUse(allows func(right string) bool) bool {
+	return allows(RightUse) || allows(RightDecrypt)
+}
+
+// Secrets returns the clear values of the named active credentials of the
 // customer in ctx, keyed by credential name, for pipeline templates
-// ({{secrets.<name>.<key>}}). Expired and revoked credentials are left out.
-// A credential that does not open fails the call (naming it, never a
-// value): a template silently missing a secret would be worse. Callers
-// redact the values from what they log or store with Leaves.
-func (v *Vault) Secrets(ctx context.Context, st store.Store) (map[string]any, error) {
+// ({{secrets.<name>.<key>}}). Only the credentials a step names are opened:
+// a step never holds the clear values of others. Expired, revoked and
+// unknown names are left out. A credential that does not open fails the
+// call (naming it, never a value): a template silently missing a secret
+// would be worse. Callers redact the values from what they log or store.
+func (v *Vault) Secrets(ctx context.Context, st store.Store, names []string) (map[string]any, error) {
 	if v == nil {
 		return nil, ErrNoMasterKey
 	}
@@ -41,8 +56,11 @@ func (v *Vault) Secrets(ctx context.Context, st store.Store) (map[string]any, er
 	if err != nil {
 		return nil, err
 	}
+	if len(names) == 0 {
+		return map[string]any{}, nil
+	}
 	docs, err := st.Collection(Collection).Find(ctx, store.FindOptions{
-		Filter: query.Eq("_status", StatusActive),
+		Filter: query.AllOf(query.Eq("_status", StatusActive), query.Field{Path: "name", Conds: []query.Cond{query.In{Values: stringsAsAny(names)}}}),
 		Sort:   []store.SortField{{Field: "_id"}},
 		Limit:  MaxSecrets,
 		Fields: []string{"name", Field},
@@ -62,6 +80,14 @@ func (v *Vault) Secrets(ctx context.Context, st store.Store) (map[string]any, er
 		out[name] = plain
 	}
 	return out, nil
+}
+
+func stringsAsAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, e := range s {
+		out[i] = e
+	}
+	return out
 }
 
 // Leaves lists every non-empty string found in secrets, at any depth,
