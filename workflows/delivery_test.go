@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"platform/activities/delivery"
+	"platform/activities/system"
 	"platform/app"
 	"platform/kernel/events"
 	"platform/kernel/outbound"
@@ -46,13 +47,13 @@ type fixture struct {
 	status   atomic.Int32    // the receiver's answer
 	mu       sync.Mutex
 	got      []http.Header
-	records  *resource.Service // the platform's record service on st
+	app      *app.App // the platform wired on st: its record service and Bug recorder
 }
 
 func newFixture(t *testing.T) *fixture {
 	f := &fixture{t: t, st: testenv.NewStore(t, ""), customer: store.NewID(), eventID: store.NewID(), hookID: store.NewID()}
 	f.ctx = tenant.WithCustomer(context.Background(), f.customer)
-	f.records = recordService(t, f.st)
+	f.app = platformOn(t, f.st)
 	var err error
 	f.guard, err = outbound.New([]string{"127.0.0.1"})
 	require.NoError(t, err)
@@ -73,9 +74,9 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-// recordService is the record service of a platform wired on st (no
-// Temporal: events are stored, nothing dispatches them).
-func recordService(t *testing.T, st store.Store) *resource.Service {
+// platformOn is the platform wired on st (no Temporal: events are stored,
+// nothing dispatches them).
+func platformOn(t *testing.T, st store.Store) *app.App {
 	t.Helper()
 	cfg, err := settings.Load("test", nil)
 	require.NoError(t, err)
@@ -84,7 +85,7 @@ func recordService(t *testing.T, st store.Store) *resource.Service {
 	a, err := app.New(ctx, cfg, st, nil, testenv.Logger(t))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = a.Close() })
-	return a.Service
+	return a
 }
 
 func (f *fixture) hits() []http.Header {
@@ -105,7 +106,8 @@ func (f *fixture) env(starts *[]time.Time) *testsuite.TestWorkflowEnvironment {
 	require.NoError(f.t, err)
 	env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{tenant.HeaderKey: p}})
 	worker.Register(env, worker.Activities{
-		Delivery: &delivery.Activities{Store: f.st, Log: testenv.Logger(f.t), Outbound: f.guard, WebhookTimeout: 5 * time.Second, Records: f.records},
+		Delivery: &delivery.Activities{Store: f.st, Log: testenv.Logger(f.t), Outbound: f.guard, WebhookTimeout: 5 * time.Second, Records: f.app.Service},
+		System:   &system.Activities{Store: f.st, Bugs: f.app.Bugs},
 	})
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 		if info.ActivityType.Name == "DeliverWebhook" && starts != nil {
