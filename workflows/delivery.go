@@ -44,16 +44,50 @@ func WebhookDelivery(ctx workflow.Context, in contract.DeliveryInput) (contract.
 	if temporal.IsCanceledError(err) {
 		return contract.DeliveryResult{}, err
 	}
+	if platformFault(err) {
+		// The delivery is parked like any failed one (a manual retry can
+		// still deliver it), and the customer learns of the fault.
+		reportFault(ctx, "workflow WebhookDelivery, attempt", err)
+	}
 	status := outcome(err, out)
 	if status == contract.StatusParked || in.Round > 0 {
 		err := workflow.ExecuteActivity(storeOptions(ctx), contract.ActivitySettleDelivery, contract.SettleInput{
 			EventID: in.EventID, Event: in.Event, WebhookID: in.WebhookID, Round: in.Round, Status: status,
 		}).Get(ctx, nil)
 		if err != nil {
-			return contract.DeliveryResult{}, err
+			return contract.DeliveryResult{}, faultReported(ctx, "workflow WebhookDelivery, settle", err)
 		}
 	}
 	return contract.DeliveryResult{Status: status}, nil
+}
+
+// platformFault reports whether a delivery attempt failed on the
+// platform's side. The receiver's failures (an error answer, no answer, a
+// 410) are outcomes of the delivery, recorded on it; a cancellation or a
+// time-out (a worker that stopped mid-attempt) is no defect of the code.
+// What is left is an error the activity returned as is: a store or
+// wiring fault.
+func platformFault(err error) bool {
+	var (
+		app     *temporal.ApplicationError
+		timeout *temporal.TimeoutError
+	)
+	switch {
+	case err == nil, temporal.IsCanceledError(err), errors.As(err, &timeout):
+		return false
+	case errors.As(err, &app):
+		return app.Type() != contract.ErrTypeAttemptFailed && app.Type() != contract.ErrTypeGone
+	}
+	return true
+}
+
+// faultReported files err, which ends the workflow, as a Bug task unless
+// it is a cancellation, and returns it.
+func faultReported(ctx workflow.Context, where string, err error) error {
+	if !temporal.IsCanceledError(err) {
+		reportFault(ctx, where, err)
+	}
+	return err
 }
 
 // outcome maps the delivery activity's result to the round's status.

@@ -18,9 +18,13 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"platform/activities/delivery"
+	"platform/activities/system"
+	"platform/app"
 	"platform/kernel/events"
 	"platform/kernel/outbound"
 	"platform/kernel/query"
+	"platform/kernel/resource"
+	"platform/kernel/settings"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
 	"platform/modules/automation/webhook"
@@ -43,11 +47,13 @@ type fixture struct {
 	status   atomic.Int32    // the receiver's answer
 	mu       sync.Mutex
 	got      []http.Header
+	app      *app.App // the platform wired on st: its record service and Bug recorder
 }
 
 func newFixture(t *testing.T) *fixture {
 	f := &fixture{t: t, st: testenv.NewStore(t, ""), customer: store.NewID(), eventID: store.NewID(), hookID: store.NewID()}
 	f.ctx = tenant.WithCustomer(context.Background(), f.customer)
+	f.app = platformOn(t, f.st)
 	var err error
 	f.guard, err = outbound.New([]string{"127.0.0.1"})
 	require.NoError(t, err)
@@ -68,6 +74,20 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
+// platformOn is the platform wired on st (no Temporal: events are stored,
+// nothing dispatches them).
+func platformOn(t *testing.T, st store.Store) *app.App {
+	t.Helper()
+	cfg, err := settings.Load("test", nil)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	a, err := app.New(ctx, cfg, st, nil, testenv.Logger(t))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = a.Close() })
+	return a
+}
+
 func (f *fixture) hits() []http.Header {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -86,7 +106,8 @@ func (f *fixture) env(starts *[]time.Time) *testsuite.TestWorkflowEnvironment {
 	require.NoError(f.t, err)
 	env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{tenant.HeaderKey: p}})
 	worker.Register(env, worker.Activities{
-		Delivery: &delivery.Activities{Store: f.st, Log: testenv.Logger(f.t), Outbound: f.guard, WebhookTimeout: 5 * time.Second},
+		Delivery: &delivery.Activities{Store: f.st, Log: testenv.Logger(f.t), Outbound: f.guard, WebhookTimeout: 5 * time.Second, Records: f.app.Service},
+		System:   &system.Activities{Store: f.st, Bugs: f.app.Bugs},
 	})
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 		if info.ActivityType.Name == "DeliverWebhook" && starts != nil {
@@ -178,6 +199,33 @@ func TestGoneDeactivatesTheWebhook(t *testing.T) {
 	n, err := f.st.Collection(webhook.RetriesCollection).Count(f.ctx, nil)
 	require.NoError(t, err)
 	require.Zero(t, n)
+}
+
+// TestGoneDeactivationIsStampedAndAnnounced: turning a webhook off after a
+// 410 is a write of the platform through the record service: updatedAt
+// moves, modifiedBy names the platform, and webhooks.updated announces the
+// webhook as it now is (without its secret).
+func TestGoneDeactivationIsStampedAndAnnounced(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.status.Store(http.StatusGone)
+	before := time.Now().UTC().Truncate(time.Millisecond)
+	require.Equal(t, webhook.StatusDeactivated, f.run(f.env(nil), 0).Status)
+	hook, err := f.st.Collection(webhook.Collection).Get(f.ctx, f.hookID)
+	require.NoError(t, err)
+	require.Equal(t, false, hook["active"])
+	require.Equal(t, resource.PlatformActor, hook["modifiedBy"], "the platform made the change")
+	updated, ok := hook["updatedAt"].(time.Time)
+	require.True(t, ok, "updatedAt is set: %v", hook["updatedAt"])
+	require.False(t, updated.Before(before), "updatedAt %s is the deactivation's, not older than %s", updated, before)
+	evs, err := f.st.Collection(events.Collection).Find(f.ctx, store.FindOptions{Filter: query.Eq("name", "webhooks.updated")})
+	require.NoError(t, err)
+	require.Len(t, evs, 1, "one webhooks.updated event")
+	data, _ := evs[0]["data"].(store.Doc)
+	require.Equal(t, f.hookID, data["_id"])
+	require.Equal(t, false, data["active"])
+	require.Equal(t, resource.PlatformActor, data["modifiedBy"])
+	require.NotContains(t, data, "secret", "the event carries no secret")
 }
 
 // TestDeactivatedWebhookStopsItsRetries: a webhook switched off between

@@ -19,23 +19,25 @@ func DispatchEvent(ctx workflow.Context, in contract.DispatchInput) (contract.Di
 	if err != nil {
 		return contract.DispatchResult{}, temporal.NewNonRetryableApplicationError("the event has no customer", "NoCustomer", err)
 	}
+	// Every failure below is the platform's (the steps read and write the
+	// store, and retry until it answers): each files a Bug task.
 	lctx := localStoreOptions(ctx)
 	var targets contract.EventTargetsOutput
 	if err := workflow.ExecuteLocalActivity(lctx, contract.ActivityEventTargets, contract.EventTargetsInput(in)).Get(ctx, &targets); err != nil {
-		return contract.DispatchResult{}, err
+		return contract.DispatchResult{}, faultReported(ctx, "workflow DispatchEvent, event targets", err)
 	}
 	if err := startDeliveries(ctx, customer, in, targets.Webhooks); err != nil {
-		return contract.DispatchResult{}, err
+		return contract.DispatchResult{}, faultReported(ctx, "workflow DispatchEvent, start deliveries", err)
 	}
 	var started contract.LaunchedRuns
 	// Dispatches recorded before pipeline triggers existed replay without them.
 	if workflow.GetVersion(ctx, "pipeline-triggers", workflow.DefaultVersion, 1) == 1 {
 		if err := workflow.ExecuteLocalActivity(lctx, contract.ActivityLaunchEventRuns, contract.LaunchEventRunsInput(in)).Get(ctx, &started); err != nil {
-			return contract.DispatchResult{}, err
+			return contract.DispatchResult{}, faultReported(ctx, "workflow DispatchEvent, launch runs", err)
 		}
 	}
 	if err := workflow.ExecuteLocalActivity(lctx, contract.ActivityMarkDispatched, contract.MarkDispatchedInput{EventID: in.EventID}).Get(ctx, nil); err != nil {
-		return contract.DispatchResult{}, err
+		return contract.DispatchResult{}, faultReported(ctx, "workflow DispatchEvent, mark dispatched", err)
 	}
 	return contract.DispatchResult{Webhooks: targets.Webhooks, Runs: started.Runs}, nil
 }

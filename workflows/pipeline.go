@@ -337,9 +337,10 @@ func errorOf(ctx workflow.Context, where string, err error) *contract.StepError 
 	return &contract.StepError{Kind: "internal", Message: internalError}
 }
 
-// reportFault files a fault of the platform as a Bug task of the run's
-// customer: one task per place and kind of error, counting occurrences.
-// Versioned: histories recorded before it hold no such activity.
+// reportFault files a fault of the platform as a Bug task of the
+// workflow's customer: one task per place and kind of error, counting
+// occurrences. Versioned: histories recorded before it (of PipelineRun,
+// WebhookDelivery and DispatchEvent alike) hold no such activity.
 func reportFault(ctx workflow.Context, where string, err error) {
 	if workflow.GetVersion(ctx, "report-faults", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return

@@ -14,6 +14,7 @@ import (
 
 	"platform/kernel/outbound"
 	"platform/kernel/query"
+	"platform/kernel/resource"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
 	"platform/modules/automation/webhook"
@@ -237,14 +238,38 @@ func redactURL(raw string) string {
 	return u.Redacted()
 }
 
-// deactivate turns the webhook off after a 410 Gone.
+// deactivate turns the webhook off after a 410 Gone. It is the platform's
+// change of a tenant's record, so it goes through the record service like
+// every write: stamped (updatedAt, modifiedBy: the platform, as the
+// activity acts for no principal) and announced as webhooks.updated. A
+// webhook deleted meanwhile has nothing left to turn off.
 func (a *Activities) deactivate(ctx context.Context, id string) error {
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	_, err := a.Store.Collection(webhook.Collection).Update(ctx, query.ID(id), store.Update{Set: store.Doc{
-		"active": false, "deactivatedAt": now, "deactivatedReason": "the receiver answered 410 Gone", "updatedAt": now,
-	}})
-	if errors.Is(err, store.ErrNotFound) {
+	hooks, err := a.webhookResource()
+	if err != nil {
+		return err
+	}
+	_, err = a.Records.Apply(ctx, hooks, query.ID(id), resource.Change{
+		Set: store.Doc{
+			"active": false, "deactivatedAt": time.Now().UTC().Truncate(time.Millisecond),
+			"deactivatedReason": "the receiver answered 410 Gone",
+		},
+		Event: resource.EventUpdated,
+	})
+	if resource.KindOf(err) == resource.KindNotFound {
 		return nil
 	}
 	return err
+}
+
+// webhookResource is the declaration of webhook records the record service
+// writes them by.
+func (a *Activities) webhookResource() (*resource.Resource, error) {
+	if a.Records == nil {
+		return nil, errors.New("no record service in this worker: the webhook cannot be deactivated")
+	}
+	r := a.Records.Registry.ByPlural(webhook.Collection)
+	if r == nil {
+		return nil, errors.New("webhooks are not declared in this worker's registry")
+	}
+	return r, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"platform/kernel/outbound"
+	"platform/kernel/resource"
 	"platform/kernel/store"
 	"platform/modules/automation/runs"
 )
@@ -27,6 +28,10 @@ type Activities struct {
 	Vault Opener
 	// Launcher starts the runs events trigger; nil starts none.
 	Launcher Launcher
+	// Records is the record service the platform's own changes of
+	// webhook records go through (the deactivation after a 410); nil
+	// fails such a change.
+	Records *resource.Service
 }
 
 // Opener opens the sealed secrets of one record of a customer

@@ -46,7 +46,8 @@ type (
 		Secrets(ctx context.Context, st store.Store, names []string) (map[string]any, error)
 	}
 	// Records runs create/read/update/delete on a declared resource of the
-	// customer in ctx with the API's validation, hooks and events (api.Records).
+	// customer in ctx through the record service, with the same validation,
+	// hooks and events as the API (resource.Records).
 	Records interface {
 		Create(ctx context.Context, plural string, data map[string]any) (store.Doc, error)
 		Get(ctx context.Context, plural, id string) (store.Doc, error)

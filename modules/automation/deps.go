@@ -28,7 +28,7 @@ type Deps struct {
 	// Schedules keeps each cron trigger's Temporal schedule in step with
 	// its record.
 	Schedules ScheduleSync
-	// Records tells which collections db steps may use (api.Records).
+	// Records tells which collections db steps may use (resource.Records).
 	Records RecordResources
 	// GatewayURL is the public base address incoming-webhook URLs start with.
 	GatewayURL string

@@ -98,13 +98,17 @@ func TestFunctionInvokeWhileTheSandboxIsBusy(t *testing.T) {
 	require.Equal(t, 200, p.Do("POST", "/automation/functions/"+id+"/actions/deploy", tok, nil).Status)
 
 	answers := make([]*testenv.Resp, 2)
+	errs := make([]error, len(answers))
 	var wg sync.WaitGroup
 	for i := range answers {
 		wg.Go(func() {
-			answers[i] = p.Do("POST", "/automation/functions/"+id+"/actions/invoke", tok, map[string]any{})
+			answers[i], errs[i] = p.TryDo("POST", "/automation/functions/"+id+"/actions/invoke", tok, map[string]any{})
 		})
 	}
 	wg.Wait()
+	for i, err := range errs {
+		require.NoError(t, err, "invoke %d", i)
+	}
 	if answers[0].Status == 503 {
 		answers[0], answers[1] = answers[1], answers[0]
 	}

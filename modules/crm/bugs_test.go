@@ -119,6 +119,38 @@ func TestUnexpectedErrors(t *testing.T) {
 	})
 }
 
+// TestRecurringHandlerFaultIsOneBugTask: the same fault of one route three
+// times is one Bug task counting three occurrences, pointing at the
+// latest debug id and naming the first in its description, not three tasks.
+func TestRecurringHandlerFaultIsOneBugTask(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	require.NoError(t, p.API.Mount(context.Background(), &api.Module{
+		Name: "flaky", HostLabel: "flaky", Version: "0.0.1",
+		Routes: func(r *api.ModuleRouter) {
+			r.Handle("POST", "/fail", "crm.consumers.view", func(*api.Request) (*api.Response, error) {
+				return nil, fmt.Errorf("write %s: %w", store.NewID(), errors.New("driver: connection reset"))
+			})
+		},
+	}))
+	f := setUp(t, p)
+	var debugIDs []string
+	for range 3 {
+		r := f.P.Do("POST", "/flaky/fail", f.P.Token("crm.consumers.view"), nil)
+		require.Equal(t, http.StatusInternalServerError, r.Status, "%s", r.Body)
+		debugIDs = append(debugIDs, r.Header.Get("X-Debug-Id"))
+	}
+	bugs := f.P.Do("GET", "/crm/tasks?type=Bug", f.Admin, nil)
+	require.Equal(t, 200, bugs.Status, "%s", bugs.Body)
+	require.Len(t, bugs.List(), 1, "one task for the recurring fault: %s", bugs.Body)
+	task := bugs.List()[0]
+	assert.EqualValues(t, 3, task["occurrences"])
+	assert.Equal(t, "Runtime error in POST /flaky/fail", task["title"])
+	assert.Equal(t, debugIDs[2], task["debugId"], "the latest occurrence")
+	assert.Contains(t, task["description"], debugIDs[0], "the first occurrence")
+	assert.NotEmpty(t, task["lastSeenAt"])
+}
+
 // TestClientHangUpIsNoServerError: a client that disconnects while its
 // request waits on the store is logged at info level as a 499 (nginx's
 // status for it), counted under 499, answered without a 500, and files no

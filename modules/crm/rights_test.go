@@ -66,6 +66,54 @@ func TestActionWritesAreStamped(t *testing.T) {
 	assert.Equal(t, second.ID, r.Payload()["modifiedBy"])
 }
 
+// TestActionWritesStampAndAnnounce: every write an action or a hook makes
+// (reopen, the lead moving to active when its task is done, anonymize)
+// moves updatedAt, names who made it in modifiedBy, and emits its event.
+// The call is made by a colleague, so modifiedBy cannot still name the
+// admin who made the records.
+func TestActionWritesStampAndAnnounce(t *testing.T) {
+	f := newFixture(t)
+	colleague := func(f *fixture) string { _, tok := f.Colleague(); return tok }
+	stampedBy := func(coll, key string) func(f *fixture, v ids, r *testenv.Resp) {
+		return func(f *fixture, v ids, r *testenv.Resp) {
+			id, _ := f.Colleague()
+			f.CheckStamped(coll, v[key], id)
+		}
+	}
+	apitest.Run(t, f, []scenario{
+		{Name: "reopen", Token: colleague, Method: "POST", Path: "/crm/tasks/{task}/actions/reopen", Status: 200,
+			Given: func(f *fixture) ids {
+				id := f.task()
+				require.Equal(f.T, 200, f.P.Do("PATCH", "/crm/tasks/"+id, f.Admin, map[string]any{"_status": "done"}).Status)
+				return ids{"task": id}
+			},
+			Events: []string{"tasks.reopened"}, Then: func(f *fixture, v ids, r *testenv.Resp) {
+				stampedBy("tasks", "task")(f, v, r)
+				id, _ := f.Colleague()
+				assert.Equal(f.T, id, f.Recorded[0].Data["modifiedBy"], "the event shows the record as written")
+			}},
+		{Name: "a lead moves to active when its task is done", Token: colleague, Method: "PATCH", Path: "/crm/tasks/{task}",
+			Body: map[string]any{"_status": "done"}, Status: 200,
+			Given: func(f *fixture) ids {
+				c := f.consumer()
+				return ids{"consumer": c, "task": f.task("consumer", c)}
+			},
+			Events: []string{"consumers.updated", "tasks.updated"}, Then: func(f *fixture, v ids, r *testenv.Resp) {
+				assert.Equal(f.T, "active", f.Stored("consumers", v["consumer"])["_status"])
+				stampedBy("consumers", "consumer")(f, v, r)
+				id, _ := f.Colleague()
+				for _, ev := range f.Recorded {
+					if ev.Name == "consumers.updated" {
+						assert.Equal(f.T, id, ev.Data["modifiedBy"], "the event shows the consumer as written")
+					}
+				}
+			}},
+		{Name: "anonymize", Token: colleague, Method: "POST", Path: "/crm/consumers/{consumer}/actions/anonymize", Status: 200,
+			Given:  func(f *fixture) ids { return ids{"consumer": f.consumer("first_name", "Ada")} },
+			Events: []string{"consumers.anonymized"}, Then: stampedBy("consumers", "consumer")},
+	})
+}
+
 // TestTaskLinksItsConsumer: the consumer relation of a task is that task's
 // consumer, not the consumers collection; a task without one lists none.
 func TestTaskLinksItsConsumer(t *testing.T) {

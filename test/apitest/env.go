@@ -12,8 +12,11 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"platform/kernel/events"
@@ -46,7 +49,10 @@ type Env struct {
 	OtherCtx  context.Context // customer B's context, to read its store
 	OtherUser string          // customer B's admin
 	Recorded  []Event         // the events of the scenario's call (set by Run)
-	opts      Options
+	// CalledAt is when the scenario's call began (set by Run), later
+	// than every write of its Given.
+	CalledAt time.Time
+	opts     Options
 }
 
 // New runs the test in parallel with the others, on a platform of its own.
@@ -99,6 +105,29 @@ func (e *Env) Stored(coll, id string) store.Doc {
 	}
 	require.NoError(e.T, err)
 	return d
+}
+
+// Colleague is a second user of customer A (made on first use) and a
+// token of it with the Env's rights: a write by it is told apart, in
+// modifiedBy, from the Admin's records a scenario's Given made.
+func (e *Env) Colleague() (id, token string) {
+	e.T.Helper()
+	u, _, err := e.P.Identity.EnsureUser(e.P.Ctx(), "colleague@example.com", "Colleague", strings.Repeat("pw", 8), nil)
+	require.NoError(e.T, err)
+	return u.ID, e.P.TokenFor(e.P.Customer.ID, u.ID, e.opts.Rights...)
+}
+
+// CheckStamped asserts that the scenario's call wrote customer A's record
+// coll/id with the bookkeeping of every write: updatedAt from the call
+// (not before CalledAt) and modifiedBy naming actor.
+func (e *Env) CheckStamped(coll, id, actor string) {
+	e.T.Helper()
+	d := e.Stored(coll, id)
+	require.NotNil(e.T, d, "%s/%s is stored", coll, id)
+	assert.Equal(e.T, actor, d["modifiedBy"], "modifiedBy of %s/%s", coll, id)
+	updated, ok := d["updatedAt"].(time.Time)
+	require.True(e.T, ok, "updatedAt of %s/%s is a time: %v", coll, id, d["updatedAt"])
+	assert.False(e.T, updated.Before(e.CalledAt), "updatedAt of %s/%s (%s) moves with the call (begun %s)", coll, id, updated, e.CalledAt)
 }
 
 // Event is a recorded event.

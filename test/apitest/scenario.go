@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,6 +77,7 @@ func (sc Scenario[F]) run(f F) {
 	v["user"], v["domain"] = e.P.Admin.ID, e.P.Config.PlatformDomain
 	body, header, token := sc.body(e.T, v), sc.header(v), sc.token(f)
 	before := e.Snapshot()
+	e.CalledAt = nextMillisecond()
 	var r *testenv.Resp
 	e.Recorded = e.EventsAfter(func() { r = e.P.Do(sc.Method, v.Expand(sc.Path), token, body, header...) })
 	sc.check(e, r)
@@ -134,4 +136,18 @@ func (sc Scenario[F]) header(v IDs) []string {
 		out[i] = v.Expand(h)
 	}
 	return out
+}
+
+// nextMillisecond waits until the clock enters a new millisecond and
+// returns it. Stores keep times to the millisecond, so every record Given
+// wrote carries an earlier time than any write of the call that follows.
+func nextMillisecond() time.Time {
+	start := time.Now().UTC().Truncate(time.Millisecond)
+	for {
+		now := time.Now().UTC().Truncate(time.Millisecond)
+		if now.After(start) {
+			return now
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
 }

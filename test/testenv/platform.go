@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -198,21 +199,26 @@ func (r *Resp) ErrorCodes() []string {
 }
 
 // Do sends a request; body is JSON-encoded unless it is a string or []byte.
+// It fails the test on a transport error, so call it on the test's own
+// goroutine only; spawned goroutines use TryDo.
 func (p *Platform) Do(method, path, token string, body any, header ...string) *Resp {
 	p.t.Helper()
-	var sent []byte
-	switch b := body.(type) {
-	case nil:
-	case string:
-		sent = []byte(b)
-	case []byte:
-		sent = b
-	default:
-		j, err := json.Marshal(b)
-		if err != nil {
-			p.t.Fatal(err)
-		}
-		sent = j
+	r, err := p.TryDo(method, path, token, body, header...)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return r
+}
+
+// TryDo is Do for goroutines a test spawns: a request that cannot be made
+// or sent is an error to hand back to the test's goroutine (t.FailNow
+// works only there). The answer checks still run (they report through
+// t.Errorf, which any goroutine may call).
+func (p *Platform) TryDo(method, path, token string, body any, header ...string) (*Resp, error) {
+	p.t.Helper()
+	sent, err := encodeBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: encode body: %w", method, path, err)
 	}
 	var rd io.Reader
 	if body != nil {
@@ -220,7 +226,7 @@ func (p *Platform) Do(method, path, token string, body any, header ...string) *R
 	}
 	req, err := http.NewRequest(method, p.URL+path, rd)
 	if err != nil {
-		p.t.Fatal(err)
+		return nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -241,7 +247,7 @@ func (p *Platform) Do(method, path, token string, body any, header ...string) *R
 	}
 	res, err := apiClient.Do(req)
 	if err != nil {
-		p.t.Fatalf("%s %s: %v", method, path, err)
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	defer res.Body.Close()
 	data, _ := io.ReadAll(res.Body)
@@ -250,7 +256,21 @@ func (p *Platform) Do(method, path, token string, body any, header ...string) *R
 		_ = json.Unmarshal(data, &r.Env)
 	}
 	p.checks.run(p.t, req, sent, res, data)
-	return r
+	return r, nil
+}
+
+// encodeBody is a request body's bytes: JSON unless it is a string or []byte.
+func encodeBody(body any) ([]byte, error) {
+	switch b := body.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return []byte(b), nil
+	case []byte:
+		return b, nil
+	default:
+		return json.Marshal(b)
+	}
 }
 
 // responseChecks are run on every answer of Do; they report through t.Errorf.
