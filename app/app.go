@@ -194,6 +194,9 @@ func (a *App) ensureIndexes(ctx context.Context) error {
 	if err := a.Store.EnsureIndexes(ctx, events.Collection, true, events.Indexes); err != nil {
 		return err
 	}
+	if err := a.retention().EnsureIndexes(ctx); err != nil {
+		return err
+	}
 	return automation.BackfillSubscriptions(ctx, a.Store)
 }
 

@@ -18,9 +18,9 @@ import (
 func OAuthSweepScheduleID(taskQueue string) string { return taskQueue + "-oauth-sweep" }
 
 // MaintenanceActivities are the housekeeping activities the worker
-// registers (the OAuthSweep workflow calls them).
+// registers (the OAuthSweep and Retention workflows call them).
 func (a *App) MaintenanceActivities() *maintenance.Activities {
-	return &maintenance.Activities{OAuth: a.OAuth.Sweeper()}
+	return &maintenance.Activities{OAuth: a.OAuth.Sweeper(), Retention: a.retention(), Customers: a.Identity}
 }
 
 // PutOAuthSweepSchedule creates, or updates, the schedule that runs
@@ -40,5 +40,8 @@ func (a *App) PutOAuthSweepSchedule(ctx context.Context, taskQueue string) error
 // PutSchedules creates or updates the Temporal schedules of the platform's
 // housekeeping on taskQueue; every worker start does it (idempotent).
 func (a *App) PutSchedules(ctx context.Context, taskQueue string) error {
-	return a.PutOAuthSweepSchedule(ctx, taskQueue)
+	if err := a.PutOAuthSweepSchedule(ctx, taskQueue); err != nil {
+		return err
+	}
+	return a.PutRetentionSchedule(ctx, taskQueue)
 }

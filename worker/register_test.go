@@ -25,12 +25,12 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 	t.Parallel()
 	r := &recorder{}
 	worker.Register(r, worker.Activities{System: &system.Activities{}, Delivery: &delivery.Activities{}, Pipelines: &pipelines.Activities{}, Maintenance: &maintenance.Activities{}})
-	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "PipelineRun", "FireTrigger", "OAuthSweep"}, r.workflows)
+	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "PipelineRun", "FireTrigger", "OAuthSweep", "Retention"}, r.workflows)
 	require.ElementsMatch(t, []string{
 		"SelfCheck", "ReportBug",
 		"EventTargets", "LaunchEventRuns", "MarkDispatched", "DeliverWebhook", "SettleDelivery",
 		"StartRun", "RecordStep", "FinishRun", "RunHTTP", "RunDB", "RunNotification", "RunTransform", "RunFunction", "LaunchTriggerRuns",
-		"SweepOAuth",
+		"SweepOAuth", "PruneRecords", "PruneSubscriptions",
 	}, r.activities)
 }
 

@@ -67,6 +67,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 		{contract.WorkflowPipelineRun, workflows.PipelineRun},
 		{contract.WorkflowFireTrigger, workflows.FireTrigger},
 		{contract.WorkflowOAuthSweep, workflows.OAuthSweep},
+		{contract.WorkflowRetention, workflows.Retention},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
 	}
@@ -113,5 +114,9 @@ func pipelineActivities(a *pipelines.Activities) []named {
 }
 
 func maintenanceActivities(a *maintenance.Activities) []named {
-	return []named{{contract.ActivitySweepOAuth, a.SweepOAuth}}
+	return []named{
+		{contract.ActivitySweepOAuth, a.SweepOAuth},
+		{contract.ActivityPruneRecords, a.PruneRecords},
+		{contract.ActivityPruneSubscriptions, a.PruneSubscriptions},
+	}
 }

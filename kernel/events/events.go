@@ -41,6 +41,7 @@ type Notifier interface {
 var Indexes = []store.Index{
 	{Name: "by_name", Keys: []store.SortField{{Field: "name"}}},
 	{Name: "by_dispatched", Keys: []store.SortField{{Field: "dispatched"}}},
+	{Name: "by_timestamp", Keys: []store.SortField{{Field: "timestamp"}}}, // retention (PruneDispatched)
 }
 
 // Recorder stores events. Concurrent events of one customer are written

@@ -58,6 +58,14 @@ type Config struct {
 	RefreshTokenTTL    time.Duration
 	OAuthSweepInterval time.Duration
 
+	// Retention of dispatched events, webhook delivery attempt records and
+	// finished pipeline run records, and how often the schedule removes
+	// what is older (and prunes unused event subscriptions).
+	EventRetention    time.Duration
+	DeliveryRetention time.Duration
+	RunRetention      time.Duration
+	RetentionInterval time.Duration
+
 	// SandboxQueueTimeout is how long a call waits for a free sandbox
 	// child before it is refused (503, or a retryable step failure).
 	SandboxQueueTimeout time.Duration
@@ -156,6 +164,22 @@ func settings() []setting {
 		{"PLATFORM_REFRESH_TOKEN_TTL", "refresh-token-ttl", "720h", "lifetime of an OAuth refresh token; each refresh starts it again (at most 8760h)", func(c *Config, v string) (err error) { c.RefreshTokenTTL, err = atMost(v, MaxRefreshTokenTTL); return }},
 		{"PLATFORM_OAUTH_SWEEP_INTERVAL", "oauth-sweep-interval", "1h", "how often the schedule removes expired OAuth codes, sessions, token records and sign-in counts (1m to 24h)", func(c *Config, v string) (err error) {
 			c.OAuthSweepInterval, err = between(v, time.Minute, 24*time.Hour)
+			return
+		}},
+		{"PLATFORM_EVENT_RETENTION", "event-retention", "720h", "how long a dispatched event is kept (1h to 87600h); undispatched events and those of parked deliveries stay", func(c *Config, v string) (err error) {
+			c.EventRetention, err = between(v, time.Hour, MaxRetention)
+			return
+		}},
+		{"PLATFORM_DELIVERY_RETENTION", "delivery-retention", "720h", "how long a webhook delivery attempt record is kept (1h to 87600h)", func(c *Config, v string) (err error) {
+			c.DeliveryRetention, err = between(v, time.Hour, MaxRetention)
+			return
+		}},
+		{"PLATFORM_RUN_RETENTION", "run-retention", "720h", "how long a finished pipeline run record is kept (1h to 87600h); running runs stay", func(c *Config, v string) (err error) {
+			c.RunRetention, err = between(v, time.Hour, MaxRetention)
+			return
+		}},
+		{"PLATFORM_RETENTION_INTERVAL", "retention-interval", "1h", "how often the schedule removes what is past its retention and unused event subscriptions (1m to 24h)", func(c *Config, v string) (err error) {
+			c.RetentionInterval, err = between(v, time.Minute, 24*time.Hour)
 			return
 		}},
 		{"PLATFORM_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long SIGTERM waits for in-flight work", func(c *Config, v string) (err error) { c.ShutdownTimeout, err = duration(v); return }},
@@ -306,6 +330,10 @@ func duration(v string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// MaxRetention bounds the retention settings (ten years): longer is
+// "forever", which the platform does not offer for records that only grow.
+const MaxRetention = 87600 * time.Hour
 
 // MaxWebhookTimeout bounds PLATFORM_WEBHOOK_TIMEOUT: the delivery workflow
 // gives each attempt five minutes before Temporal counts it as lost.

@@ -51,17 +51,28 @@ func BackfillSubscriptions(ctx context.Context, st store.Store) error {
 }
 
 func backfillCustomer(ctx context.Context, st store.Store) error {
+	patterns, err := patternsInUse(ctx, st)
+	if err != nil {
+		return err
+	}
+	return events.Subscribe(ctx, st, patterns...)
+}
+
+// patternsInUse lists the event patterns the webhooks, triggers and
+// pipeline triggers of the customer in ctx ask for, active or not (an
+// inactive one may be switched on again without a new Subscribe).
+func patternsInUse(ctx context.Context, st store.Store) ([]string, error) {
 	var patterns []string
 	hooks, err := st.Collection(webhook.Collection).Find(ctx, store.FindOptions{Fields: []string{"events"}})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, h := range hooks {
 		patterns = append(patterns, store.Strings(h["events"])...)
 	}
 	trigs, err := st.Collection(runs.Triggers).Find(ctx, store.FindOptions{Fields: []string{"event"}})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, t := range trigs {
 		if ev, _ := t["event"].(string); ev != "" {
@@ -70,7 +81,7 @@ func backfillCustomer(ctx context.Context, st store.Store) error {
 	}
 	pipes, err := st.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Fields: []string{"trigger"}})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, p := range pipes {
 		t, _ := p["trigger"].(store.Doc)
@@ -78,5 +89,5 @@ func backfillCustomer(ctx context.Context, st store.Store) error {
 			patterns = append(patterns, ev)
 		}
 	}
-	return events.Subscribe(ctx, st, patterns...)
+	return patterns, nil
 }

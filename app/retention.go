@@ -1,0 +1,41 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"platform/kernel/temporalx"
+	"platform/modules/automation"
+	"platform/workflows/contract"
+)
+
+// RetentionScheduleID names the retention schedule of the deployment whose
+// worker polls taskQueue (deployments sharing a Temporal namespace differ
+// by their task queues).
+func RetentionScheduleID(taskQueue string) string { return taskQueue + "-retention" }
+
+// retention is the automation module's pruner with the configured
+// retentions.
+func (a *App) retention() *automation.Retention {
+	return &automation.Retention{
+		Store:  a.Store,
+		Events: a.Config.EventRetention, Deliveries: a.Config.DeliveryRetention, Runs: a.Config.RunRetention,
+	}
+}
+
+// PutRetentionSchedule creates, or updates, the schedule that runs
+// workflows.Retention on taskQueue every PLATFORM_RETENTION_INTERVAL. A
+// run still going at the next tick makes that tick skip.
+func (a *App) PutRetentionSchedule(ctx context.Context, taskQueue string) error {
+	id := RetentionScheduleID(taskQueue)
+	return temporalx.PutSchedule(ctx, a.Temporal, client.ScheduleOptions{
+		ID:            id,
+		Spec:          client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: a.Config.RetentionInterval}}},
+		Action:        &client.ScheduleWorkflowAction{ID: id, Workflow: contract.WorkflowRetention, TaskQueue: taskQueue},
+		Overlap:       enums.SCHEDULE_OVERLAP_POLICY_SKIP,
+		CatchupWindow: time.Minute, // after an outage, one run catches up on everything
+	})
+}
