@@ -113,7 +113,7 @@ func (r *interpreter) exec(ctx workflow.Context, s contract.Step, executed int) 
 	)
 	switch s.Type {
 	case contract.TypeCondition:
-		out, next = r.condition(s)
+		out, next, err = r.condition(ctx, s)
 	case contract.TypeWait:
 		out, err = r.wait(ctx, s)
 	case contract.TypeSubPipeline:
@@ -171,8 +171,12 @@ func (r *interpreter) scope(s contract.Step) map[string]any {
 	return sc
 }
 
-func (r *interpreter) condition(s contract.Step) (contract.StepOutput, string) {
+func (r *interpreter) condition(ctx workflow.Context, s contract.Step) (contract.StepOutput, string, error) {
+	input := map[string]any{"if": s.If}
 	expr, err := query.Parse(s.If, nil)
+	if err != nil && failsUnparsable(ctx) {
+		return contract.StepOutput{Input: input}, s.Next, stepError("condition", fmt.Sprintf("the condition does not parse: %v", err))
+	}
 	matched := err == nil && query.Match(expr, r.scope(s))
 	next := s.Else
 	if matched {
@@ -181,7 +185,16 @@ func (r *interpreter) condition(s contract.Step) (contract.StepOutput, string) {
 	if next == "" {
 		next = s.Next
 	}
-	return contract.StepOutput{Input: map[string]any{"if": s.If}, Output: map[string]any{"matched": matched, "next": next}}, next
+	return contract.StepOutput{Input: input, Output: map[string]any{"matched": matched, "next": next}}, next, nil
+}
+
+// failsUnparsable reports whether a condition or a duration that does not
+// parse fails its step. Validation on save refuses both, but a version
+// frozen before a rule changed may hold one; runs recorded before this
+// rule took it as false (or no wait) and must replay that way. Asked only
+// on the error path, so histories of valid definitions are unchanged.
+func failsUnparsable(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, "fail-unparsable-steps", workflow.DefaultVersion, 1) != workflow.DefaultVersion
 }
 
 func (r *interpreter) wait(ctx workflow.Context, s contract.Step) (contract.StepOutput, error) {
@@ -189,8 +202,11 @@ func (r *interpreter) wait(ctx workflow.Context, s contract.Step) (contract.Step
 	var d time.Duration
 	input := map[string]any{}
 	if s.Duration != "" {
-		d, _ = time.ParseDuration(s.Duration)
 		input["duration"] = s.Duration
+		var err error
+		if d, err = time.ParseDuration(s.Duration); err != nil && failsUnparsable(ctx) {
+			return contract.StepOutput{Input: input}, stepError("wait", fmt.Sprintf("duration %q is not a duration such as 90s, 15m or 2h", s.Duration))
+		}
 	} else {
 		until := template.RenderText(s.Until, r.scope(s))
 		input["until"] = until
