@@ -263,9 +263,7 @@ func (r *interpreter) activity(ctx workflow.Context, s contract.Step) (contract.
 	var f workflow.Future
 	switch s.Type {
 	case contract.TypeHTTP:
-		f = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-			StartToCloseTimeout: time.Duration(s.HTTPTimeoutMs())*time.Millisecond + 10*time.Second, RetryPolicy: retry,
-		}), contract.ActivityRunHTTP, in)
+		f = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, httpStepOptions(ctx, s, retry)), contract.ActivityRunHTTP, in)
 	case contract.TypeNotification:
 		f = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			StartToCloseTimeout: time.Minute, RetryPolicy: retry,
@@ -290,6 +288,27 @@ func (r *interpreter) activity(ctx workflow.Context, s contract.Step) (contract.
 	var out contract.StepOutput
 	err := f.Get(ctx, &out)
 	return out, err
+}
+
+// httpHeartbeatTimeout: the http step heartbeats while its request runs
+// (pipelines.HTTPHeartbeatEvery), and a cancellation reaches an activity
+// only in the answer to a heartbeat, at most every 0.8 of this time-out.
+// Short, so cancelling a run aborts its request within a few seconds.
+const httpHeartbeatTimeout = 5 * time.Second
+
+// httpStepOptions: the request may run for the step's whole time-out, so
+// the activity heartbeats and the run waits for it to stop on a cancel;
+// runs recorded before that did not wait (versioned, as waiting changes
+// what a cancelled run's history holds).
+func httpStepOptions(ctx workflow.Context, s contract.Step, retry *temporal.RetryPolicy) workflow.ActivityOptions {
+	o := workflow.ActivityOptions{
+		StartToCloseTimeout: time.Duration(s.HTTPTimeoutMs())*time.Millisecond + 10*time.Second, RetryPolicy: retry,
+		HeartbeatTimeout: httpHeartbeatTimeout,
+	}
+	if workflow.GetVersion(ctx, "http-step-cancellation", workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+		o.WaitForCancellation = true
+	}
+	return o
 }
 
 // localStepTimeout bounds a local step: the sandbox's own limit (at most

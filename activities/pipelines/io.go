@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/activity"
+
 	"platform/kernel/auth"
 	"platform/kernel/jsonlimit"
 	"platform/kernel/notify"
@@ -46,6 +48,8 @@ func (a *Activities) RunHTTP(ctx context.Context, in contract.StepInput) (contra
 		return contract.StepOutput{}, sc.fail("request", true, err, input)
 	}
 	timeout := time.Duration(s.HTTPTimeoutMs()) * time.Millisecond
+	stop := heartbeat(ctx)
+	defer stop()
 	res, err := a.Outbound.Client(timeout).Do(req)
 	if err != nil {
 		var refused *outbound.RefusedError
@@ -65,6 +69,31 @@ func (a *Activities) RunHTTP(ctx context.Context, in contract.StepInput) (contra
 			sc.redact.Value(map[string]any{"request": input, "response": out}))
 	}
 	return sc.finish(start, input, out, nil)
+}
+
+// HTTPHeartbeatEvery is how often an http step heartbeats while its
+// request runs: a run's cancellation reaches the activity only through a
+// heartbeat, and cancels the request's context.
+const HTTPHeartbeatEvery = time.Second
+
+// heartbeat records a heartbeat every HTTPHeartbeatEvery until stopped.
+func heartbeat(ctx context.Context) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(HTTPHeartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 func newStepRequest(ctx context.Context, method, url string, headers map[string]string, body any) (*http.Request, error) {

@@ -2,6 +2,8 @@ package automation_test
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -212,6 +214,51 @@ func TestCancelRun(t *testing.T) {
 	require.Equal(t, "failed", run["status"])
 	require.Equal(t, true, run["cancelled"])
 	require.Equal(t, "cancelled", run["error"].(map[string]any)["kind"])
+}
+
+// TestCancelRunAbortsHTTPRequest: cancelling a run whose http step waits
+// on a slow receiver ends the request (its context, as the receiver sees
+// it) within seconds, and the run ends cancelled.
+func TestCancelRunAbortsHTTPRequest(t *testing.T) {
+	t.Parallel()
+	arrived, aborted := make(chan struct{}, 1), make(chan struct{}, 1)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		arrived <- struct{}{}
+		select {
+		case <-req.Context().Done():
+			aborted <- struct{}{}
+		case <-time.After(time.Minute):
+		}
+	}))
+	t.Cleanup(slow.Close)
+	p := platformWithWorker(t, testenv.Options{})
+	tok := p.Token("automation.*")
+	r := p.Do("POST", "/automation/pipelines", tok, newPipeline("slow call",
+		map[string]any{"id": "call", "type": "http", "method": "GET", "url": slow.URL + "/slow", "timeoutMs": 60000},
+		transformStep("after", "1")))
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	runID := runOf(t, p.Do("POST", "/automation/pipelines/"+r.Payload()["_id"].(string)+"/actions/run", tok, nil))
+	select {
+	case <-arrived:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the http step's request never reached the receiver")
+	}
+	c := p.Do("POST", "/automation/pipelineruns/"+runID+"/actions/cancel", tok, nil)
+	require.Equal(t, 200, c.Status, "%s", c.Body)
+	cancelled := time.Now()
+	select {
+	case <-aborted:
+		require.Less(t, time.Since(cancelled), 10*time.Second, "the request ended, but late")
+	case <-time.After(20 * time.Second):
+		t.Fatal("the request still runs after the run was cancelled")
+	}
+	run := waitRun(t, p, tok, runID)
+	require.Equal(t, "failed", run["status"])
+	require.Equal(t, true, run["cancelled"])
+	require.Equal(t, "cancelled", run["error"].(map[string]any)["kind"])
+	steps := run["steps"].([]any)
+	require.Len(t, steps, 1, "the step after the http call never ran")
+	require.Equal(t, "failed", steps[0].(map[string]any)["status"])
 }
 
 func TestEventTriggerStartsMatchingPipelinesOnly(t *testing.T) {
