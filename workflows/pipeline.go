@@ -112,6 +112,8 @@ func (r *interpreter) exec(ctx workflow.Context, s contract.Step, executed int) 
 		err  error
 	)
 	switch s.Type {
+	case contract.TypeTrigger:
+		out = r.triggerStep()
 	case contract.TypeCondition:
 		out, next, err = r.condition(ctx, s)
 	case contract.TypeWait:
@@ -169,6 +171,12 @@ func (r *interpreter) scope(s contract.Step) map[string]any {
 	}
 	sc[contract.RootSteps] = steps
 	return sc
+}
+
+// triggerStep is the start point: what it matched already started the
+// run, so it does nothing but hand on the run's input (the event's data).
+func (r *interpreter) triggerStep() contract.StepOutput {
+	return contract.StepOutput{Output: r.in.Event.Data}
 }
 
 func (r *interpreter) condition(ctx workflow.Context, s contract.Step) (contract.StepOutput, string, error) {

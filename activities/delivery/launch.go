@@ -39,7 +39,7 @@ func (a *Activities) LaunchEventRuns(ctx context.Context, in contract.LaunchEven
 	triggers := map[string]bool{} // reusable event triggers that select the event
 	var out contract.LaunchedRuns
 	for _, p := range pipes {
-		t, _ := p["trigger"].(store.Doc)
+		t := runs.TriggerOf(p)
 		selected, err := a.selects(ctx, t, in.Event, load, triggers)
 		if err != nil {
 			return out, err

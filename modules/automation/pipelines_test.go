@@ -288,6 +288,52 @@ func TestEventTriggerStartsMatchingPipelinesOnly(t *testing.T) {
 	require.Empty(t, p.Do("GET", "/automation/pipelineruns?pipeline="+fr, tok, nil).List(), "the FR filter does not match")
 }
 
+// TestTriggerStep: a first step of type trigger starts the pipeline as
+// the definition's trigger would (an event subscription, a cron
+// schedule); with a trigger as well, or anywhere but first, it is a 422.
+func TestTriggerStep(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true})
+	p.CheckOpenAPI("automation")
+	tok := p.Token("automation.*", "crm.*")
+	onDE := map[string]any{"id": "start", "type": "trigger", "event": "consumers.created", "filter": map[string]any{"country": "DE"}}
+
+	both := newPipeline("both", onDE, taskStep("task", "x"))
+	both["trigger"] = map[string]any{"event": "consumers.created"}
+	r := p.Do("POST", "/automation/pipelines", tok, both)
+	require.Equal(t, 422, r.Status, "%s", r.Body)
+	require.Contains(t, string(r.Body), "both say what starts the pipeline")
+	r = p.Do("POST", "/automation/pipelines", tok, newPipeline("late", taskStep("task", "x"), onDE))
+	require.Equal(t, 422, r.Status, "%s", r.Body)
+	require.Contains(t, string(r.Body), "can only be the first step")
+
+	r = p.Do("POST", "/automation/pipelines", tok, newPipeline("on DE", onDE, taskStep("task", "Hello {{consumer.email}}")))
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	de := r.Payload()["_id"].(string)
+	require.Equal(t, 201, p.Do("POST", "/crm/consumers", tok, map[string]any{"email": "fr@example.com", "country": "FR"}).Status)
+	require.Equal(t, 201, p.Do("POST", "/crm/consumers", tok, map[string]any{"email": "de@example.com", "country": "DE"}).Status)
+	var list []map[string]any
+	require.Eventually(t, func() bool {
+		list = p.Do("GET", "/automation/pipelineruns?pipeline="+de, tok, nil).List()
+		return len(list) == 1 && list[0]["status"] == "success"
+	}, 60*time.Second, 200*time.Millisecond)
+	require.Equal(t, "event", list[0]["triggeredBy"])
+	first := list[0]["steps"].([]any)[0].(map[string]any)
+	require.Equal(t, "trigger", first["type"])
+	require.Equal(t, "success", first["status"])
+	require.Len(t, p.Do("GET", "/crm/tasks?filter="+url.QueryEscape(`{"title":"Hello de@example.com"}`), tok, nil).List(), 1)
+
+	tick := map[string]any{"id": "tick", "type": "trigger", "cron": "@every 1s"}
+	r = p.Do("POST", "/automation/pipelines", tok, newPipeline("ticker", tick, transformStep("t", "event.name")))
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	ticker := r.Payload()["_id"].(string)
+	require.Eventually(t, func() bool {
+		list := p.Do("GET", "/automation/pipelineruns?pipeline="+ticker+"&status=success", tok, nil).List()
+		return len(list) > 0 && list[0]["triggeredBy"] == "cron" && list[0]["output"] == "cron"
+	}, 30*time.Second, 250*time.Millisecond)
+	require.Equal(t, 200, p.Do("DELETE", "/automation/pipelines/"+ticker, tok, nil).Status)
+}
+
 func TestPipelinesAreTenantScoped(t *testing.T) {
 	t.Parallel()
 	p := testenv.NewPlatform(t, testenv.Options{})

@@ -68,12 +68,12 @@ func backfillCustomer(ctx context.Context, st store.Store) error {
 			patterns = append(patterns, ev)
 		}
 	}
-	pipes, err := st.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Fields: []string{"trigger"}})
+	pipes, err := st.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Fields: []string{"trigger", "steps"}})
 	if err != nil {
 		return err
 	}
 	for _, p := range pipes {
-		t, _ := p["trigger"].(store.Doc)
+		t := runs.TriggerOf(p)
 		if ev, _ := t["event"].(string); ev != "" {
 			patterns = append(patterns, ev)
 		}

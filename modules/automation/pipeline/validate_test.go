@@ -104,6 +104,60 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// TestTriggerStep: the specification's trigger step is the optional first
+// step carrying a definition trigger's settings; it is the one source of
+// truth of what starts the pipeline when the definition has no trigger.
+func TestTriggerStep(t *testing.T) {
+	e := env{}
+	ok := contract.Step{ID: "t", Type: contract.TypeTransform, Expression: "1"}
+	onEvent := contract.Step{ID: "start", Type: contract.TypeTrigger, Event: "consumers.created", Filter: map[string]any{"country": "DE"}}
+	cases := []struct {
+		name  string
+		def   contract.Definition
+		field string
+	}{
+		{"event first", contract.Definition{Steps: []contract.Step{onEvent, ok}}, ""},
+		{"cron first", contract.Definition{Steps: []contract.Step{{ID: "start", Type: contract.TypeTrigger, Cron: "0 9 * * *", Timezone: "Europe/Berlin"}, ok}}, ""},
+		{"reusable first", contract.Definition{Steps: []contract.Step{{ID: "start", Type: contract.TypeTrigger, TriggerID: other}, ok}}, ""},
+		{"not first", contract.Definition{Steps: []contract.Step{ok, onEvent}}, "steps[1].type"},
+		{"with the definition's trigger", contract.Definition{Trigger: &contract.Trigger{Event: "*"}, Steps: []contract.Step{onEvent, ok}}, "trigger"},
+		{"event and cron", contract.Definition{Steps: []contract.Step{{ID: "start", Type: contract.TypeTrigger, Event: "*", Cron: "@hourly"}, ok}}, "steps[0]"},
+		{"bad cron", contract.Definition{Steps: []contract.Step{{ID: "start", Type: contract.TypeTrigger, Cron: "* * *"}, ok}}, "steps[0].cron"},
+		{"unknown event", contract.Definition{Steps: []contract.Step{{ID: "start", Type: contract.TypeTrigger, Event: "nope.nope"}, ok}}, "steps[0].event"},
+		{"timezone on event", contract.Definition{Steps: []contract.Step{{ID: "start", Type: contract.TypeTrigger, Event: "*", Timezone: "UTC"}, ok}}, "steps[0].timezone"},
+		{"foreign setting", contract.Definition{Steps: []contract.Step{{ID: "start", Type: contract.TypeTrigger, Event: "*", URL: "https://x.example"}, ok}}, "steps[0].url"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			problems, err := Validate(context.Background(), &c.def, self, e)
+			require.NoError(t, err)
+			if c.field == "" {
+				require.Empty(t, problems)
+				require.Equal(t, c.def.Steps[0].AsTrigger(), c.def.StartTrigger())
+				return
+			}
+			require.NotEmpty(t, problems)
+			var fields []string
+			for _, p := range problems {
+				fields = append(fields, p.Field)
+			}
+			require.Contains(t, fields, c.field, "%v", problems[0].Message)
+		})
+	}
+	both := contract.Definition{Trigger: &contract.Trigger{Event: "*"}, Steps: []contract.Step{onEvent, ok}}
+	problems, _ := Validate(context.Background(), &both, self, e)
+	require.Len(t, problems, 1)
+	require.Contains(t, problems[0].Message, `trigger and the trigger step "start" both say what starts the pipeline`)
+}
+
+func TestFromDocReadsATriggerStep(t *testing.T) {
+	d, err := FromDoc(map[string]any{"name": "x", "steps": []any{
+		map[string]any{"id": "start", "type": "trigger", "trigger": other},
+		map[string]any{"id": "a", "type": "transform", "expression": "1"}}})
+	require.NoError(t, err)
+	require.Equal(t, &contract.Trigger{ID: other}, d.StartTrigger())
+}
+
 func TestCycleMessageNamesThePath(t *testing.T) {
 	e := env{pipelines: map[string][]string{other: {third}, third: {self}}}
 	d := contract.Definition{Steps: []contract.Step{{ID: "call", Type: contract.TypeSubPipeline, Pipeline: other}}}
