@@ -110,7 +110,7 @@ func (a *App) pipelineActivities() *pipelineacts.Activities {
 // deliveryActivities are the worker's activities of event dispatches and
 // webhook deliveries.
 func (a *App) deliveryActivities() *delivery.Activities {
-	acts := &delivery.Activities{Store: a.Store, Log: a.Log, Outbound: a.Outbound, WebhookTimeout: a.Config.WebhookTimeout}
+	acts := &delivery.Activities{Store: a.Store, Log: a.Log, Outbound: a.Outbound, WebhookTimeout: a.Config.WebhookTimeout, MaxChain: a.Config.PipelineChainMax}
 	if a.pipes.launcher != nil {
 		acts.Launcher = a.pipes.launcher
 	}

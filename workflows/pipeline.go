@@ -267,6 +267,9 @@ func (r *interpreter) subPipeline(ctx workflow.Context, s contract.Step, execute
 // activity runs the step types that have side effects or run user code.
 func (r *interpreter) activity(ctx workflow.Context, s contract.Step) (contract.StepOutput, error) {
 	in := contract.StepInput{RunID: r.in.RunID, Pipeline: r.in.Pipeline, Step: s, Scope: r.scope(s)}
+	if s.Type == contract.TypeDB {
+		in.Cause = r.causeOfWrites()
+	}
 	retry := retryPolicy(s)
 	var f workflow.Future
 	switch s.Type {
@@ -317,6 +320,13 @@ func httpStepOptions(ctx workflow.Context, s contract.Step, retry *temporal.Retr
 		o.WaitForCancellation = true
 	}
 	return o
+}
+
+// causeOfWrites is the causation chain of the events this run's writes
+// emit: the chain of the event that started it, then this run.
+func (r *interpreter) causeOfWrites() []contract.Cause {
+	chain := append([]contract.Cause{}, r.in.Event.Cause...)
+	return append(chain, contract.Cause{Run: r.in.RunID, Pipeline: r.in.Pipeline})
 }
 
 // localStepTimeout bounds a local step: the sandbox's own limit (at most

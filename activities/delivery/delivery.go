@@ -27,6 +27,9 @@ type Activities struct {
 	Vault Opener
 	// Launcher starts the runs events trigger; nil starts none.
 	Launcher Launcher
+	// MaxChain bounds an event's causation chain of pipeline runs
+	// (PLATFORM_PIPELINE_CHAIN_MAX); 0 means DefaultMaxChain.
+	MaxChain int
 }
 
 // Opener opens the sealed secrets of one record of a customer
@@ -38,4 +41,6 @@ type Opener interface {
 // Launcher writes a run record and starts its run (runs.Launcher).
 type Launcher interface {
 	Launch(ctx context.Context, in runs.Launch) (string, error)
+	// Refuse records a run that is not started, with the reason.
+	Refuse(ctx context.Context, in runs.Launch, kind, reason string) (string, error)
 }

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/activity"
 
 	"platform/kernel/auth"
+	"platform/kernel/events"
 	"platform/kernel/jsonlimit"
 	"platform/kernel/notify"
 	"platform/kernel/outbound"
@@ -192,6 +193,7 @@ func (a *Activities) RunDB(ctx context.Context, in contract.StepInput) (contract
 	// Records written by a pipeline name it as their author.
 	cust, _ := tenant.Customer(ctx)
 	ctx = auth.WithPrincipal(ctx, &auth.Principal{Customer: cust, Subject: in.Pipeline, ClientID: in.Pipeline})
+	ctx = events.WithCause(ctx, links(in.Cause))
 	out, err := a.dbOp(ctx, s, id, data, filter)
 	if err != nil {
 		if text, ok := resource.CallerFault(err); ok {
@@ -270,4 +272,13 @@ func recipients(v any) []string {
 		return nil
 	}
 	return []string{template.Text(v)}
+}
+
+// links is a causation chain as the event recorder takes it.
+func links(chain []contract.Cause) []events.Link {
+	out := make([]events.Link, len(chain))
+	for i, c := range chain {
+		out[i] = events.Link{Run: c.Run, Pipeline: c.Pipeline}
+	}
+	return out
 }
