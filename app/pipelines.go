@@ -72,7 +72,7 @@ func (a *App) automationDeps() automation.Deps {
 	if a.Config == nil {
 		return automation.Deps{} // the declarations only (Modules)
 	}
-	d := automation.Deps{Store: a.Store, GatewayURL: a.Config.GatewayURL, HookLimiter: a.hookLimiter()}
+	d := automation.Deps{Store: a.Store, GatewayURL: a.Config.GatewayURL, HookLimiter: a.hookLimiter(), CronMinInterval: a.Config.CronMinInterval}
 	if a.pipes.sandbox != nil {
 		d.Code = a.pipes.sandbox
 	}

@@ -178,7 +178,9 @@ func TestPipelineCycleAcrossPipelinesIsRefused(t *testing.T) {
 	require.Contains(t, refused["error"].(map[string]any)["message"], a+" → "+b)
 	require.Empty(t, refused["steps"])
 	time.Sleep(3 * time.Second) // time for a (wrong) further run to start
-	runsOf := func(id string) []map[string]any { return p.Do("GET", "/automation/pipelineruns?pipeline="+id, tok, nil).List() }
+	runsOf := func(id string) []map[string]any {
+		return p.Do("GET", "/automation/pipelineruns?pipeline="+id, tok, nil).List()
+	}
 	require.Len(t, runsOf(a), 2, "A ran once and was refused once")
 	bRuns := runsOf(b)
 	require.Len(t, bRuns, 1)

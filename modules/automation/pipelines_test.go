@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"platform/kernel/settings"
 	"platform/test/apitest"
 	"platform/test/testenv"
 )
@@ -293,7 +294,8 @@ func TestEventTriggerStartsMatchingPipelinesOnly(t *testing.T) {
 // schedule); with a trigger as well, or anywhere but first, it is a 422.
 func TestTriggerStep(t *testing.T) {
 	t.Parallel()
-	p := testenv.NewPlatform(t, testenv.Options{Worker: true})
+	// Cron every second, so the test sees runs soon.
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *settings.Config) { c.CronMinInterval = time.Second }})
 	p.CheckOpenAPI("automation")
 	tok := p.Token("automation.*", "crm.*")
 	onDE := map[string]any{"id": "start", "type": "trigger", "event": "consumers.created", "filter": map[string]any{"country": "DE"}}

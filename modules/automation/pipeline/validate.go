@@ -49,6 +49,9 @@ type Env interface {
 	Collection(ctx context.Context, collection, op string) (string, error)
 	// Compile checks a transform expression (nil: it compiles).
 	Compile(ctx context.Context, language, code string) (*CodeError, error)
+	// CronMinInterval is the shortest interval a cron trigger may fire
+	// at; 0 means DefaultCronMinInterval.
+	CronMinInterval() time.Duration
 }
 
 var idRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
@@ -196,7 +199,7 @@ func (v *validator) checkTrigger(t *contract.Trigger, at triggerSettings) {
 			add(at.id, at.prefix+at.id+" "+why)
 		}
 	case t.Cron != "":
-		if setting, why := CheckCron(t.Cron, t.Timezone); why != "" {
+		if setting, why := CheckCron(t.Cron, t.Timezone, v.env.CronMinInterval()); why != "" {
 			add(setting, at.prefix+why)
 		}
 	default:

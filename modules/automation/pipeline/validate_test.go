@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -34,6 +35,7 @@ func (env) Collection(_ context.Context, c, _ string) (string, error) {
 	}
 	return "is not a data collection", nil
 }
+func (env) CronMinInterval() time.Duration { return 0 }
 func (env) Compile(_ context.Context, _ string, code string) (*CodeError, error) {
 	if strings.Contains(code, "(") && !strings.Contains(code, ")") {
 		return &CodeError{Message: "unexpected end", Line: 1, Column: len(code)}, nil
@@ -83,6 +85,10 @@ func TestValidate(t *testing.T) {
 		{"filter on cron", contract.Definition{Trigger: &contract.Trigger{Cron: "@hourly", Filter: map[string]any{"a": 1}}, Steps: []contract.Step{ok}}, "trigger.filter"},
 		{"bad cron", contract.Definition{Trigger: &contract.Trigger{Cron: "* * *"}, Steps: []contract.Step{ok}}, "trigger.cron"},
 		{"unknown event", contract.Definition{Trigger: &contract.Trigger{Event: "nope.nope"}, Steps: []contract.Step{ok}}, "trigger.event"},
+		{"cron every minute", contract.Definition{Trigger: &contract.Trigger{Cron: "@every 1m"}, Steps: []contract.Step{ok}}, ""},
+		{"cron every second", contract.Definition{Trigger: &contract.Trigger{Cron: "@every 1s"}, Steps: []contract.Step{ok}}, "trigger.cron"},
+		{"cron seconds field", contract.Definition{Trigger: &contract.Trigger{Cron: "* * * * * *"}, Steps: []contract.Step{ok}}, "trigger.cron"},
+		{"cron step every second", contract.Definition{Steps: []contract.Step{{ID: "s", Type: contract.TypeTrigger, Cron: "@every 10s"}, ok}}, "steps[0].cron"},
 		{"secrets in a condition", contract.Definition{Steps: []contract.Step{{ID: "c", Type: contract.TypeSubPipeline, Pipeline: third, Input: "{{secrets.a.b}}"}}}, "steps[0]"},
 		{"output without output", contract.Definition{Steps: []contract.Step{ok, {ID: "h", Type: contract.TypeHTTP, URL: "https://x.example/{{steps.t.result}}"}}}, "steps[1]"},
 	}
@@ -182,4 +188,36 @@ func TestEffectiveRetry(t *testing.T) {
 	require.Equal(t, 3, (&contract.Step{Type: contract.TypeHTTP}).EffectiveRetry().MaxAttempts)
 	r := (&contract.Step{Type: contract.TypeHTTP, Retry: &contract.Retry{MaxAttempts: 5, InitialIntervalMs: 10}}).EffectiveRetry()
 	require.Equal(t, contract.Retry{MaxAttempts: 5, InitialIntervalMs: 10, BackoffCoefficient: 2, MaxIntervalMs: 60_000}, r)
+}
+
+// TestCheckCronMinimumInterval: schedules firing more often than the
+// minimum are refused naming the cron setting; five-field expressions are
+// measured by their shortest gap.
+func TestCheckCronMinimumInterval(t *testing.T) {
+	for _, c := range []struct {
+		expr string
+		min  time.Duration
+		ok   bool
+	}{
+		{"@every 1s", 0, false},
+		{"@every 59s", 0, false},
+		{"@every 1m", 0, true},
+		{"* * * * *", 0, true},
+		{"* * * * * *", 0, false},
+		{"*/2 * * * *", 5 * time.Minute, false},
+		{"0,3 * * * *", 5 * time.Minute, false},
+		{"*/5 * * * *", 5 * time.Minute, true},
+		{"@every 1s", time.Second, true},
+		{"0 9 * * 1-5", time.Hour, true},
+	} {
+		setting, why := CheckCron(c.expr, "", c.min)
+		if c.ok {
+			require.Empty(t, why, c.expr)
+			continue
+		}
+		require.Equal(t, "cron", setting, c.expr)
+		require.NotEmpty(t, why, c.expr)
+	}
+	_, why := CheckCron("@every 1s", "", 0)
+	require.Contains(t, why, "at most once every 1m0s")
 }
