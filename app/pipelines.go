@@ -72,7 +72,7 @@ func (a *App) automationDeps() automation.Deps {
 	if a.Config == nil {
 		return automation.Deps{} // the declarations only (Modules)
 	}
-	d := automation.Deps{Store: a.Store, GatewayURL: a.Config.GatewayURL, HookLimiter: a.hookLimiter()}
+	d := automation.Deps{Store: a.Store, GatewayURL: a.Config.GatewayURL, HookLimiter: a.hookLimiter(), CronMinInterval: a.Config.CronMinInterval}
 	if a.pipes.sandbox != nil {
 		d.Code = a.pipes.sandbox
 	}
@@ -113,7 +113,8 @@ func (a *App) pipelineActivities() *pipelineacts.Activities {
 // deliveryActivities are the worker's activities of event dispatches and
 // webhook deliveries.
 func (a *App) deliveryActivities() *delivery.Activities {
-	acts := &delivery.Activities{Store: a.Store, Log: a.Log, Outbound: a.Outbound, WebhookTimeout: a.Config.WebhookTimeout, Records: a.Service}
+	acts := &delivery.Activities{Store: a.Store, Log: a.Log, Outbound: a.Outbound, WebhookTimeout: a.Config.WebhookTimeout,
+		Records: a.Service, MaxChain: a.Config.PipelineChainMax}
 	if a.pipes.launcher != nil {
 		acts.Launcher = a.pipes.launcher
 	}

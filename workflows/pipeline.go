@@ -112,8 +112,10 @@ func (r *interpreter) exec(ctx workflow.Context, s contract.Step, executed int) 
 		err  error
 	)
 	switch s.Type {
+	case contract.TypeTrigger:
+		out = r.triggerStep()
 	case contract.TypeCondition:
-		out, next = r.condition(s)
+		out, next, err = r.condition(ctx, s)
 	case contract.TypeWait:
 		out, err = r.wait(ctx, s)
 	case contract.TypeSubPipeline:
@@ -171,8 +173,18 @@ func (r *interpreter) scope(s contract.Step) map[string]any {
 	return sc
 }
 
-func (r *interpreter) condition(s contract.Step) (contract.StepOutput, string) {
+// triggerStep is the start point: what it matched already started the
+// run, so it does nothing but hand on the run's input (the event's data).
+func (r *interpreter) triggerStep() contract.StepOutput {
+	return contract.StepOutput{Output: r.in.Event.Data}
+}
+
+func (r *interpreter) condition(ctx workflow.Context, s contract.Step) (contract.StepOutput, string, error) {
+	input := map[string]any{"if": s.If}
 	expr, err := query.Parse(s.If, nil)
+	if err != nil && failsUnparsable(ctx) {
+		return contract.StepOutput{Input: input}, s.Next, stepError("condition", fmt.Sprintf("the condition does not parse: %v", err))
+	}
 	matched := err == nil && query.Match(expr, r.scope(s))
 	next := s.Else
 	if matched {
@@ -181,7 +193,16 @@ func (r *interpreter) condition(s contract.Step) (contract.StepOutput, string) {
 	if next == "" {
 		next = s.Next
 	}
-	return contract.StepOutput{Input: map[string]any{"if": s.If}, Output: map[string]any{"matched": matched, "next": next}}, next
+	return contract.StepOutput{Input: input, Output: map[string]any{"matched": matched, "next": next}}, next, nil
+}
+
+// failsUnparsable reports whether a condition or a duration that does not
+// parse fails its step. Validation on save refuses both, but a version
+// frozen before a rule changed may hold one; runs recorded before this
+// rule took it as false (or no wait) and must replay that way. Asked only
+// on the error path, so histories of valid definitions are unchanged.
+func failsUnparsable(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, "fail-unparsable-steps", workflow.DefaultVersion, 1) != workflow.DefaultVersion
 }
 
 func (r *interpreter) wait(ctx workflow.Context, s contract.Step) (contract.StepOutput, error) {
@@ -189,8 +210,11 @@ func (r *interpreter) wait(ctx workflow.Context, s contract.Step) (contract.Step
 	var d time.Duration
 	input := map[string]any{}
 	if s.Duration != "" {
-		d, _ = time.ParseDuration(s.Duration)
 		input["duration"] = s.Duration
+		var err error
+		if d, err = time.ParseDuration(s.Duration); err != nil && failsUnparsable(ctx) {
+			return contract.StepOutput{Input: input}, stepError("wait", fmt.Sprintf("duration %q is not a duration such as 90s, 15m or 2h", s.Duration))
+		}
 	} else {
 		until := template.RenderText(s.Until, r.scope(s))
 		input["until"] = until
@@ -243,13 +267,14 @@ func (r *interpreter) subPipeline(ctx workflow.Context, s contract.Step, execute
 // activity runs the step types that have side effects or run user code.
 func (r *interpreter) activity(ctx workflow.Context, s contract.Step) (contract.StepOutput, error) {
 	in := contract.StepInput{RunID: r.in.RunID, Pipeline: r.in.Pipeline, Step: s, Scope: r.scope(s)}
+	if s.Type == contract.TypeDB {
+		in.Cause = r.causeOfWrites()
+	}
 	retry := retryPolicy(s)
 	var f workflow.Future
 	switch s.Type {
 	case contract.TypeHTTP:
-		f = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-			StartToCloseTimeout: time.Duration(s.HTTPTimeoutMs())*time.Millisecond + 10*time.Second, RetryPolicy: retry,
-		}), contract.ActivityRunHTTP, in)
+		f = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, httpStepOptions(ctx, s, retry)), contract.ActivityRunHTTP, in)
 	case contract.TypeNotification:
 		f = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			StartToCloseTimeout: time.Minute, RetryPolicy: retry,
@@ -274,6 +299,34 @@ func (r *interpreter) activity(ctx workflow.Context, s contract.Step) (contract.
 	var out contract.StepOutput
 	err := f.Get(ctx, &out)
 	return out, err
+}
+
+// httpHeartbeatTimeout: the http step heartbeats while its request runs
+// (pipelines.HTTPHeartbeatEvery), and a cancellation reaches an activity
+// only in the answer to a heartbeat, at most every 0.8 of this time-out.
+// Short, so cancelling a run aborts its request within a few seconds.
+const httpHeartbeatTimeout = 5 * time.Second
+
+// httpStepOptions: the request may run for the step's whole time-out, so
+// the activity heartbeats and the run waits for it to stop on a cancel;
+// runs recorded before that did not wait (versioned, as waiting changes
+// what a cancelled run's history holds).
+func httpStepOptions(ctx workflow.Context, s contract.Step, retry *temporal.RetryPolicy) workflow.ActivityOptions {
+	o := workflow.ActivityOptions{
+		StartToCloseTimeout: time.Duration(s.HTTPTimeoutMs())*time.Millisecond + 10*time.Second, RetryPolicy: retry,
+		HeartbeatTimeout: httpHeartbeatTimeout,
+	}
+	if workflow.GetVersion(ctx, "http-step-cancellation", workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+		o.WaitForCancellation = true
+	}
+	return o
+}
+
+// causeOfWrites is the causation chain of the events this run's writes
+// emit: the chain of the event that started it, then this run.
+func (r *interpreter) causeOfWrites() []contract.Cause {
+	chain := append([]contract.Cause{}, r.in.Event.Cause...)
+	return append(chain, contract.Cause{Run: r.in.RunID, Pipeline: r.in.Pipeline})
 }
 
 // localStepTimeout bounds a local step: the sandbox's own limit (at most

@@ -335,6 +335,8 @@ func (e *checkEnv) EventPattern(string) string { return "" }
 
 func (e *checkEnv) Trigger(context.Context, string) (string, error) { return "", nil }
 
+func (e *checkEnv) CronMinInterval() time.Duration { return 0 }
+
 func (e *checkEnv) Function(ctx context.Context, id string) (string, error) {
 	if _, err := runs.DeployedFunction(ctx, e.f.st, id); err != nil {
 		return err.Error(), nil

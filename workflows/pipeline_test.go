@@ -413,6 +413,49 @@ func TestPipelineWait(t *testing.T) {
 	require.Equal(t, map[string]any{"waitedMs": 0.0}, step(t, rec, "past")["output"])
 }
 
+// TestPipelineUnparsableStepsFail: a version frozen before a validation
+// rule (stored here without validation) whose condition or wait duration
+// does not parse fails that step with a clear error, instead of taking
+// the condition as false or skipping the wait; onError still applies.
+func TestPipelineUnparsableStepsFail(t *testing.T) {
+	t.Parallel()
+	f := newPipeFixture(t)
+	for _, c := range []struct {
+		name, step, kind, message string
+	}{
+		{"condition", `{"id": "bad", "type": "condition", "if": {"input.n": {"$bogus": 1}}, "then": "end"}`, "condition", "the condition does not parse"},
+		{"wait", `{"id": "bad", "type": "wait", "duration": "soon"}`, "wait", `duration "soon" is not a duration`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			id := store.NewID()
+			f.storePipeline(id, `{"name": "old rules", "steps": [`+c.step+`,
+				{"id": "after", "type": "transform", "expression": "\"ran\""}]}`, false)
+			env := f.newEnv()
+			runID := f.start(env, id, map[string]any{"n": 1})
+			e := failed(t, env)
+			require.Equal(t, c.kind, e.Kind)
+			require.Contains(t, e.Message, c.message)
+			rec := f.record(runID)
+			requireFinished(t, rec, runs.StatusFailed)
+			require.Equal(t, "bad", rec["failedStep"])
+			require.Equal(t, []string{"bad"}, stepIDs(t, rec))
+			require.Equal(t, c.kind, docOf(t, step(t, rec, "bad")["error"])["kind"])
+		})
+		t.Run(c.name+" onError continue", func(t *testing.T) {
+			id := store.NewID()
+			withContinue := strings.Replace(c.step, `"id": "bad",`, `"id": "bad", "onError": "continue",`, 1)
+			f.storePipeline(id, `{"name": "old rules", "steps": [`+withContinue+`,
+				{"id": "after", "type": "transform", "expression": "\"ran\""}]}`, false)
+			env := f.newEnv()
+			runID := f.start(env, id, nil)
+			require.Equal(t, "ran", succeeded(t, env))
+			rec := f.record(runID)
+			require.Equal(t, []string{"bad", "after"}, stepIDs(t, rec))
+			require.Equal(t, runs.StatusFailed, step(t, rec, "bad")["status"])
+		})
+	}
+}
+
 func TestPipelineSubPipeline(t *testing.T) {
 	t.Parallel()
 	f := newPipeFixture(t)

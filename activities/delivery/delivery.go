@@ -32,6 +32,9 @@ type Activities struct {
 	// webhook records go through (the deactivation after a 410); nil
 	// fails such a change.
 	Records *resource.Service
+	// MaxChain bounds an event's causation chain of pipeline runs
+	// (PLATFORM_PIPELINE_CHAIN_MAX); 0 means DefaultMaxChain.
+	MaxChain int
 }
 
 // Opener opens the sealed secrets of one record of a customer
@@ -43,4 +46,6 @@ type Opener interface {
 // Launcher writes a run record and starts its run (runs.Launcher).
 type Launcher interface {
 	Launch(ctx context.Context, in runs.Launch) (string, error)
+	// Refuse records a run that is not started, with the reason.
+	Refuse(ctx context.Context, in runs.Launch, kind, reason string) (string, error)
 }

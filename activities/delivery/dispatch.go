@@ -42,6 +42,7 @@ type storedEvent struct {
 	Name      string
 	Timestamp time.Time
 	Data      store.Doc
+	Cause     []contract.Cause
 }
 
 // loadEvent reads an event of the customer in ctx.
@@ -54,5 +55,19 @@ func (a *Activities) loadEvent(ctx context.Context, id string) (storedEvent, err
 	e.Name, _ = d["name"].(string)
 	e.Timestamp, _ = d["timestamp"].(time.Time)
 	e.Data, _ = d["data"].(store.Doc)
+	e.Cause = causeOf(d["cause"])
 	return e, nil
+}
+
+// causeOf reads an event's stored causation chain.
+func causeOf(v any) []contract.Cause {
+	list, _ := v.([]any)
+	var out []contract.Cause
+	for _, l := range list {
+		d, _ := l.(store.Doc)
+		run, _ := d["run"].(string)
+		pipeline, _ := d["pipeline"].(string)
+		out = append(out, contract.Cause{Run: run, Pipeline: pipeline})
+	}
+	return out
 }

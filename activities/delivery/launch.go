@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"platform/kernel/events"
 	"platform/kernel/query"
@@ -39,7 +40,7 @@ func (a *Activities) LaunchEventRuns(ctx context.Context, in contract.LaunchEven
 	triggers := map[string]bool{} // reusable event triggers that select the event
 	var out contract.LaunchedRuns
 	for _, p := range pipes {
-		t, _ := p["trigger"].(store.Doc)
+		t := runs.TriggerOf(p)
 		selected, err := a.selects(ctx, t, in.Event, load, triggers)
 		if err != nil {
 			return out, err
@@ -58,10 +59,18 @@ func (a *Activities) LaunchEventRuns(ctx context.Context, in contract.LaunchEven
 			continue
 		}
 		trig, _ := t["id"].(string)
-		id, err := a.Launcher.Launch(ctx, runs.Launch{
+		launch := runs.Launch{
 			RunID: contract.DerivedID("event", in.EventID, p["_id"].(string)), Pipeline: p, TriggeredBy: runs.ByEvent, Trigger: trig,
-			Event: contract.Event{ID: in.EventID, Name: e.Name, Timestamp: e.Timestamp, Data: e.Data},
-		})
+			Event: contract.Event{ID: in.EventID, Name: e.Name, Timestamp: e.Timestamp, Data: e.Data, Cause: e.Cause},
+		}
+		start := a.Launcher.Launch
+		if why := a.loops(e.Cause, p["_id"].(string)); why != "" {
+			a.Log.InfoContext(ctx, "pipeline run refused: it would loop", "pipeline", p["_id"], "event", in.EventID, "reason", why)
+			start = func(ctx context.Context, l runs.Launch) (string, error) {
+				return a.Launcher.Refuse(ctx, l, "cycle", why)
+			}
+		}
+		id, err := start(ctx, launch)
 		if err != nil {
 			return out, fmt.Errorf("start run of pipeline %s: %w", p["_id"], err)
 		}
@@ -110,4 +119,36 @@ func eventSelected(t store.Doc, name string, load func() (*storedEvent, error)) 
 		return false, err
 	}
 	return query.Match(expr, e.Data), nil
+}
+
+// DefaultMaxChain is the default of PLATFORM_PIPELINE_CHAIN_MAX.
+const DefaultMaxChain = 8
+
+// loops says why a run of pipeline started by an event with this
+// causation chain would loop: the pipeline's own runs already wrote on
+// the way to the event (A writes what starts B, B what starts A), or the
+// chain is as long as the limit. "" when it may start.
+func (a *Activities) loops(chain []contract.Cause, pipeline string) string {
+	for _, c := range chain {
+		if c.Pipeline == pipeline {
+			return fmt.Sprintf("not started: the event was caused by this pipeline's own run %s through the chain %s, which would loop", c.Run, chainText(chain))
+		}
+	}
+	limit := a.MaxChain
+	if limit <= 0 {
+		limit = DefaultMaxChain
+	}
+	if len(chain) >= limit {
+		return fmt.Sprintf("not started: the event comes at the end of a chain of %d pipeline runs (%s); PLATFORM_PIPELINE_CHAIN_MAX allows %d", len(chain), chainText(chain), limit)
+	}
+	return ""
+}
+
+// chainText names the pipelines of a chain, oldest first.
+func chainText(chain []contract.Cause) string {
+	names := make([]string, len(chain))
+	for i, c := range chain {
+		names[i] = c.Pipeline
+	}
+	return strings.Join(names, " → ")
 }

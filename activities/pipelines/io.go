@@ -11,7 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/activity"
+
 	"platform/kernel/auth"
+	"platform/kernel/events"
 	"platform/kernel/jsonlimit"
 	"platform/kernel/notify"
 	"platform/kernel/outbound"
@@ -47,6 +50,8 @@ func (a *Activities) RunHTTP(ctx context.Context, in contract.StepInput) (contra
 		return contract.StepOutput{}, sc.fail("request", true, err, input)
 	}
 	timeout := time.Duration(s.HTTPTimeoutMs()) * time.Millisecond
+	stop := heartbeat(ctx)
+	defer stop()
 	res, err := a.Outbound.Client(timeout).Do(req)
 	if err != nil {
 		var refused *outbound.RefusedError
@@ -66,6 +71,31 @@ func (a *Activities) RunHTTP(ctx context.Context, in contract.StepInput) (contra
 			sc.redact.Value(map[string]any{"request": input, "response": out}))
 	}
 	return sc.finish(start, input, out, nil)
+}
+
+// HTTPHeartbeatEvery is how often an http step heartbeats while its
+// request runs: a run's cancellation reaches the activity only through a
+// heartbeat, and cancels the request's context.
+const HTTPHeartbeatEvery = time.Second
+
+// heartbeat records a heartbeat every HTTPHeartbeatEvery until stopped.
+func heartbeat(ctx context.Context) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(HTTPHeartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 func newStepRequest(ctx context.Context, method, url string, headers map[string]string, body any) (*http.Request, error) {
@@ -166,6 +196,7 @@ func (a *Activities) RunDB(ctx context.Context, in contract.StepInput) (contract
 	// Records written by a pipeline name it as their author.
 	cust, _ := tenant.Customer(ctx)
 	ctx = auth.WithPrincipal(ctx, &auth.Principal{Customer: cust, Subject: in.Pipeline, ClientID: in.Pipeline})
+	ctx = events.WithCause(ctx, links(in.Cause))
 	out, err := a.dbOp(ctx, s, id, data, filter)
 	if err != nil {
 		if text, ok := resource.CallerFault(err); ok {
@@ -246,4 +277,13 @@ func recipients(v any) []string {
 		return nil
 	}
 	return []string{template.Text(v)}
+}
+
+// links is a causation chain as the event recorder takes it.
+func links(chain []contract.Cause) []events.Link {
+	out := make([]events.Link, len(chain))
+	for i, c := range chain {
+		out[i] = events.Link{Run: c.Run, Pipeline: c.Pipeline}
+	}
+	return out
 }

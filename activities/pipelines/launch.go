@@ -18,11 +18,7 @@ func (a *Activities) LaunchTriggerRuns(ctx context.Context, in contract.LaunchTr
 	if a.Launcher == nil {
 		return out, fmt.Errorf("pipelines cannot be started from this worker")
 	}
-	which := query.Eq("trigger.id", in.Trigger)
-	if in.Pipeline != "" {
-		which = query.ID(in.Pipeline)
-	}
-	pipes, err := a.Store.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Filter: query.AllOf(query.Eq("active", true), which)})
+	pipes, err := a.firedPipelines(ctx, in)
 	if err != nil {
 		return out, err
 	}
@@ -40,4 +36,25 @@ func (a *Activities) LaunchTriggerRuns(ctx context.Context, in contract.LaunchTr
 		out.Runs = append(out.Runs, id)
 	}
 	return out, nil
+}
+
+// firedPipelines are the active pipelines a firing starts: the one whose
+// own schedule fired, or those started by the reusable trigger, through
+// their trigger field or their trigger step (which the store cannot
+// query, so the trigger is matched here).
+func (a *Activities) firedPipelines(ctx context.Context, in contract.LaunchTriggerRunsInput) ([]store.Doc, error) {
+	if in.Pipeline != "" {
+		return a.Store.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Filter: query.AllOf(query.Eq("active", true), query.ID(in.Pipeline))})
+	}
+	pipes, err := a.Store.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Filter: query.Eq("active", true)})
+	if err != nil {
+		return nil, err
+	}
+	var fired []store.Doc
+	for _, p := range pipes {
+		if id, _ := runs.TriggerOf(p)["id"].(string); id != "" && id == in.Trigger {
+			fired = append(fired, p)
+		}
+	}
+	return fired, nil
 }

@@ -44,6 +44,31 @@ var Indexes = []store.Index{
 	{Name: "by_timestamp", Keys: []store.SortField{{Field: "timestamp"}}}, // retention (PruneDispatched)
 }
 
+// Link is one pipeline run in an event's causation chain.
+type Link struct{ Run, Pipeline string }
+
+type causeKey struct{}
+
+// WithCause marks the writes made with ctx as caused by the chain of
+// pipeline runs (oldest first): their events carry it in the envelope's
+// cause, outside the record's data.
+func WithCause(ctx context.Context, chain []Link) context.Context {
+	return context.WithValue(ctx, causeKey{}, chain)
+}
+
+// causeDoc is the stored form of the chain in ctx, nil when none.
+func causeDoc(ctx context.Context) []any {
+	chain, _ := ctx.Value(causeKey{}).([]Link)
+	if len(chain) == 0 {
+		return nil
+	}
+	out := make([]any, len(chain))
+	for i, l := range chain {
+		out[i] = store.Doc{"run": l.Run, "pipeline": l.Pipeline}
+	}
+	return out
+}
+
 // Recorder stores events. Concurrent events of one customer are written
 // together (group commit, one lane per customer): nobody returns before
 // their event is stored, and an idle recorder adds no delay.
@@ -63,6 +88,9 @@ func (r *Recorder) Record(ctx context.Context, name string, data store.Doc) erro
 	}
 	e := Event{ID: store.NewID(), Name: name, Customer: cust, Timestamp: time.Now().UTC().Truncate(time.Millisecond), Data: data}
 	doc := store.Doc{"_id": e.ID, "name": name, "timestamp": e.Timestamp, "data": data, "dispatched": false}
+	if cause := causeDoc(ctx); cause != nil {
+		doc["cause"] = cause
+	}
 	if err := r.inserter().Insert(ctx, cust, doc); err != nil {
 		return err
 	}

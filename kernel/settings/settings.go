@@ -42,6 +42,8 @@ type Config struct {
 	RateWindow        time.Duration
 	OutboundAllow     []string
 	WebhookTimeout    time.Duration // one webhook delivery attempt
+	PipelineChainMax  int           // pipeline runs in an event's causation chain
+	CronMinInterval   time.Duration // the shortest interval cron triggers may fire at
 	AdminPassword     string
 	LogLevel          string
 	MaxBodyBytes      int64
@@ -143,6 +145,14 @@ func settings() []setting {
 		{"PLATFORM_RATE_WINDOW", "rate-window", "1m", "rate-limit window", func(c *Config, v string) (err error) { c.RateWindow, err = duration(v); return }},
 		{"PLATFORM_OUTBOUND_ALLOW", "outbound-allow", "", "hosts, host:port or CIDRs outbound calls may reach although private", func(c *Config, v string) error { c.OutboundAllow = splitList(v); return allowList(c.OutboundAllow) }},
 		{"PLATFORM_WEBHOOK_TIMEOUT", "webhook-timeout", "10s", "time-out of one webhook delivery attempt (at most 4m)", func(c *Config, v string) (err error) { c.WebhookTimeout, err = atMost(v, MaxWebhookTimeout); return }},
+		{"PLATFORM_PIPELINE_CHAIN_MAX", "pipeline-chain-max", "8", "pipeline runs one event may descend from through db steps' writes before a further run is refused", func(c *Config, v string) (err error) { c.PipelineChainMax, err = positive(v); return }},
+		{"PLATFORM_CRON_MIN_INTERVAL", "cron-min-interval", "1m", "the shortest interval a cron trigger may fire at (at least 1s)", func(c *Config, v string) (err error) {
+			c.CronMinInterval, err = time.ParseDuration(v)
+			if err != nil || c.CronMinInterval < time.Second {
+				return fmt.Errorf("want a duration of at least 1s, such as 1m")
+			}
+			return nil
+		}},
 		{"PLATFORM_ADMIN_PASSWORD", "admin-password", "", "password of the seeded admin (default: generated)", func(c *Config, v string) error { c.AdminPassword = v; return nil }},
 		{"PLATFORM_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", func(c *Config, v string) error { c.LogLevel = v; return oneOf(v, "debug", "info", "warn", "error") }},
 		{"PLATFORM_MAX_BODY", "max-body", "1048576", "largest accepted request body in bytes", func(c *Config, v string) error { n, err := positive(v); c.MaxBodyBytes = int64(n); return err }},

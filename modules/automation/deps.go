@@ -2,6 +2,7 @@ package automation
 
 import (
 	"context"
+	"time"
 
 	"platform/kernel/resource"
 
@@ -36,6 +37,9 @@ type Deps struct {
 	HookLimiter api.Limiter
 	// Vault seals webhook secrets; nil without a master key.
 	Vault Sealer
+	// CronMinInterval is the shortest interval cron triggers may fire at
+	// (PLATFORM_CRON_MIN_INTERVAL); 0 means pipeline.DefaultCronMinInterval.
+	CronMinInterval time.Duration
 }
 
 // Sealer seals the secrets of one record of a customer (credentials.Vault).

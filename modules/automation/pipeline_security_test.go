@@ -147,6 +147,50 @@ func TestPipelineDoesNotTriggerItself(t *testing.T) {
 	require.Len(t, p.Do("GET", "/crm/tasks", tok, nil).List(), 2)
 }
 
+// TestPipelineCycleAcrossPipelinesIsRefused: A creates the task that
+// starts B and B the task that starts A. The events of db steps' writes
+// carry the chain of runs that caused them, so A's second run is refused
+// and recorded as a failed run naming the loop, instead of looping on.
+func TestPipelineCycleAcrossPipelinesIsRefused(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true})
+	tok := p.Token("automation.*", "crm.*")
+	mk := func(name, on, writes string) string {
+		body := newPipeline(name, taskStep("write", writes))
+		body["trigger"] = map[string]any{"event": "tasks.created", "filter": map[string]any{"title": on}}
+		r := p.Do("POST", "/automation/pipelines", tok, body)
+		require.Equal(t, 201, r.Status, "%s", r.Body)
+		return r.Payload()["_id"].(string)
+	}
+	a, b := mk("A", "ping", "pong"), mk("B", "pong", "ping")
+	require.Equal(t, 201, p.Do("POST", "/crm/tasks", tok, map[string]any{"title": "ping"}).Status)
+
+	var refused map[string]any
+	require.Eventually(t, func() bool {
+		for _, r := range p.Do("GET", "/automation/pipelineruns?pipeline="+a, tok, nil).List() {
+			if e, _ := r["error"].(map[string]any); e["kind"] == "cycle" {
+				refused = r
+			}
+		}
+		return refused != nil
+	}, 60*time.Second, 200*time.Millisecond)
+	require.Equal(t, "failed", refused["status"])
+	require.Contains(t, refused["error"].(map[string]any)["message"], a+" → "+b)
+	require.Empty(t, refused["steps"])
+	time.Sleep(3 * time.Second) // time for a (wrong) further run to start
+	runsOf := func(id string) []map[string]any {
+		return p.Do("GET", "/automation/pipelineruns?pipeline="+id, tok, nil).List()
+	}
+	require.Len(t, runsOf(a), 2, "A ran once and was refused once")
+	bRuns := runsOf(b)
+	require.Len(t, bRuns, 1)
+	require.Equal(t, "success", bRuns[0]["status"])
+	cause := bRuns[0]["event"].(map[string]any)["cause"].([]any)
+	require.Len(t, cause, 1)
+	require.Equal(t, a, cause[0].(map[string]any)["pipeline"])
+	require.Len(t, p.Do("GET", "/crm/tasks", tok, nil).List(), 3, "ping, pong, ping")
+}
+
 // TestSecretsNeverLeaveTheActivity: a credential's value reaches the http
 // step's receiver, but the run record, the events and the workflow
 // history show it only as [redacted].

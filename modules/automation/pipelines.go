@@ -122,8 +122,8 @@ func pipelineWrite(ctx context.Context, d Deps, w *resource.Write) error {
 	if err := syncPipelineSchedule(ctx, d, w.Old, w.New); err != nil {
 		return err
 	}
-	if def.Trigger != nil && def.Trigger.Event != "" {
-		if err := events.Subscribe(ctx, w.Service.Store, def.Trigger.Event); err != nil {
+	if t := def.StartTrigger(); t != nil && t.Event != "" {
+		if err := events.Subscribe(ctx, w.Service.Store, t.Event); err != nil {
 			return err
 		}
 	}

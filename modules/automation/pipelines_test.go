@@ -2,6 +2,8 @@ package automation_test
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"platform/kernel/settings"
 	"platform/test/apitest"
 	"platform/test/testenv"
 )
@@ -215,6 +218,51 @@ func TestCancelRun(t *testing.T) {
 	require.Equal(t, "cancelled", run["error"].(map[string]any)["kind"])
 }
 
+// TestCancelRunAbortsHTTPRequest: cancelling a run whose http step waits
+// on a slow receiver ends the request (its context, as the receiver sees
+// it) within seconds, and the run ends cancelled.
+func TestCancelRunAbortsHTTPRequest(t *testing.T) {
+	t.Parallel()
+	arrived, aborted := make(chan struct{}, 1), make(chan struct{}, 1)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		arrived <- struct{}{}
+		select {
+		case <-req.Context().Done():
+			aborted <- struct{}{}
+		case <-time.After(time.Minute):
+		}
+	}))
+	t.Cleanup(slow.Close)
+	p := platformWithWorker(t, testenv.Options{})
+	tok := p.Token("automation.*")
+	r := p.Do("POST", "/automation/pipelines", tok, newPipeline("slow call",
+		map[string]any{"id": "call", "type": "http", "method": "GET", "url": slow.URL + "/slow", "timeoutMs": 60000},
+		transformStep("after", "1")))
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	runID := runOf(t, p.Do("POST", "/automation/pipelines/"+r.Payload()["_id"].(string)+"/actions/run", tok, nil))
+	select {
+	case <-arrived:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the http step's request never reached the receiver")
+	}
+	c := p.Do("POST", "/automation/pipelineruns/"+runID+"/actions/cancel", tok, nil)
+	require.Equal(t, 200, c.Status, "%s", c.Body)
+	cancelled := time.Now()
+	select {
+	case <-aborted:
+		require.Less(t, time.Since(cancelled), 10*time.Second, "the request ended, but late")
+	case <-time.After(20 * time.Second):
+		t.Fatal("the request still runs after the run was cancelled")
+	}
+	run := waitRun(t, p, tok, runID)
+	require.Equal(t, "failed", run["status"])
+	require.Equal(t, true, run["cancelled"])
+	require.Equal(t, "cancelled", run["error"].(map[string]any)["kind"])
+	steps := run["steps"].([]any)
+	require.Len(t, steps, 1, "the step after the http call never ran")
+	require.Equal(t, "failed", steps[0].(map[string]any)["status"])
+}
+
 func TestEventTriggerStartsMatchingPipelinesOnly(t *testing.T) {
 	t.Parallel()
 	p := testenv.NewPlatform(t, testenv.Options{Worker: true})
@@ -240,6 +288,53 @@ func TestEventTriggerStartsMatchingPipelinesOnly(t *testing.T) {
 	tasks := p.Do("GET", "/crm/tasks?filter="+url.QueryEscape(`{"title":"Welcome ada@example.com (de)"}`), tok, nil).List()
 	require.Len(t, tasks, 1)
 	require.Empty(t, p.Do("GET", "/automation/pipelineruns?pipeline="+fr, tok, nil).List(), "the FR filter does not match")
+}
+
+// TestTriggerStep: a first step of type trigger starts the pipeline as
+// the definition's trigger would (an event subscription, a cron
+// schedule); with a trigger as well, or anywhere but first, it is a 422.
+func TestTriggerStep(t *testing.T) {
+	t.Parallel()
+	// Cron every second, so the test sees runs soon.
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *settings.Config) { c.CronMinInterval = time.Second }})
+	p.CheckOpenAPI("automation")
+	tok := p.Token("automation.*", "crm.*")
+	onDE := map[string]any{"id": "start", "type": "trigger", "event": "consumers.created", "filter": map[string]any{"country": "DE"}}
+
+	both := newPipeline("both", onDE, taskStep("task", "x"))
+	both["trigger"] = map[string]any{"event": "consumers.created"}
+	r := p.Do("POST", "/automation/pipelines", tok, both)
+	require.Equal(t, 422, r.Status, "%s", r.Body)
+	require.Contains(t, string(r.Body), "both say what starts the pipeline")
+	r = p.Do("POST", "/automation/pipelines", tok, newPipeline("late", taskStep("task", "x"), onDE))
+	require.Equal(t, 422, r.Status, "%s", r.Body)
+	require.Contains(t, string(r.Body), "can only be the first step")
+
+	r = p.Do("POST", "/automation/pipelines", tok, newPipeline("on DE", onDE, taskStep("task", "Hello {{consumer.email}}")))
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	de := r.Payload()["_id"].(string)
+	require.Equal(t, 201, p.Do("POST", "/crm/consumers", tok, map[string]any{"email": "fr@example.com", "country": "FR"}).Status)
+	require.Equal(t, 201, p.Do("POST", "/crm/consumers", tok, map[string]any{"email": "de@example.com", "country": "DE"}).Status)
+	var list []map[string]any
+	require.Eventually(t, func() bool {
+		list = p.Do("GET", "/automation/pipelineruns?pipeline="+de, tok, nil).List()
+		return len(list) == 1 && list[0]["status"] == "success"
+	}, 60*time.Second, 200*time.Millisecond)
+	require.Equal(t, "event", list[0]["triggeredBy"])
+	first := list[0]["steps"].([]any)[0].(map[string]any)
+	require.Equal(t, "trigger", first["type"])
+	require.Equal(t, "success", first["status"])
+	require.Len(t, p.Do("GET", "/crm/tasks?filter="+url.QueryEscape(`{"title":"Hello de@example.com"}`), tok, nil).List(), 1)
+
+	tick := map[string]any{"id": "tick", "type": "trigger", "cron": "@every 1s"}
+	r = p.Do("POST", "/automation/pipelines", tok, newPipeline("ticker", tick, transformStep("t", "event.name")))
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	ticker := r.Payload()["_id"].(string)
+	require.Eventually(t, func() bool {
+		list := p.Do("GET", "/automation/pipelineruns?pipeline="+ticker+"&status=success", tok, nil).List()
+		return len(list) > 0 && list[0]["triggeredBy"] == "cron" && list[0]["output"] == "cron"
+	}, 30*time.Second, 250*time.Millisecond)
+	require.Equal(t, 200, p.Do("DELETE", "/automation/pipelines/"+ticker, tok, nil).Status)
 }
 
 func TestPipelinesAreTenantScoped(t *testing.T) {

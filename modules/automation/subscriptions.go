@@ -79,12 +79,12 @@ func patternsInUse(ctx context.Context, st store.Store) ([]string, error) {
 			patterns = append(patterns, ev)
 		}
 	}
-	pipes, err := st.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Fields: []string{"trigger"}})
+	pipes, err := st.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Fields: []string{"trigger", "steps"}})
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range pipes {
-		t, _ := p["trigger"].(store.Doc)
+		t := runs.TriggerOf(p)
 		if ev, _ := t["event"].(string); ev != "" {
 			patterns = append(patterns, ev)
 		}

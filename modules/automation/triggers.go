@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"slices"
 	"strings"
+	"time"
 
 	"platform/kernel/resource"
 
@@ -74,7 +75,7 @@ func Triggers(d Deps) *resource.Resource {
 }
 
 func triggerWrite(ctx context.Context, d Deps, w *resource.Write) error {
-	if errs := checkTrigger(w); len(errs) > 0 {
+	if errs := checkTrigger(w, d.CronMinInterval); len(errs) > 0 {
 		return resource.Invalid(errs...)
 	}
 	id, _ := w.New["_id"].(string)
@@ -115,7 +116,7 @@ func triggerWrite(ctx context.Context, d Deps, w *resource.Write) error {
 
 // checkTrigger validates the settings of the trigger's type and refuses
 // those of other types.
-func checkTrigger(w *resource.Write) []api.ErrorEntry {
+func checkTrigger(w *resource.Write, cronMin time.Duration) []api.ErrorEntry {
 	typ, _ := w.New["type"].(string)
 	var errs []api.ErrorEntry
 	for _, k := range []string{"event", "filter", "cron", "timezone"} {
@@ -137,18 +138,18 @@ func checkTrigger(w *resource.Write) []api.ErrorEntry {
 			}
 		}
 	case TriggerCron:
-		errs = append(errs, checkCron(w.New)...)
+		errs = append(errs, checkCron(w.New, cronMin)...)
 	}
 	return errs
 }
 
-func checkCron(t store.Doc) []api.ErrorEntry {
+func checkCron(t store.Doc, min time.Duration) []api.ErrorEntry {
 	expr, _ := t["cron"].(string)
 	tz, _ := t["timezone"].(string)
 	if tz == "" {
 		t["timezone"] = "UTC"
 	}
-	if setting, why := pipeline.CheckCron(expr, tz); why != "" {
+	if setting, why := pipeline.CheckCron(expr, tz, min); why != "" {
 		return []api.ErrorEntry{resource.FieldError(resource.CodeInvalid, setting, "%s", why)}
 	}
 	return nil
@@ -226,3 +227,7 @@ func rotateToken(ctx context.Context, d Deps, call *resource.ActionCall) (*resou
 	out["webhookUrl"] = url
 	return &resource.ActionResult{Payload: out, EventData: rec}, nil
 }
+
+// CronMinInterval is the shortest interval a pipeline's cron trigger may
+// fire at (PLATFORM_CRON_MIN_INTERVAL).
+func (e *pipelineEnv) CronMinInterval() time.Duration { return e.deps.CronMinInterval }

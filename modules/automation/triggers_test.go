@@ -67,9 +67,30 @@ func TestCronTriggerIsATemporalSchedule(t *testing.T) {
 	require.Error(t, err, "deleting the trigger removes its schedule")
 }
 
+// TestCronMinimumInterval: cron triggers and pipelines' cron triggers
+// that fire more often than PLATFORM_CRON_MIN_INTERVAL (default 1m) are
+// a 422 naming the cron field.
+func TestCronMinimumInterval(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	tok := p.Token("automation.*")
+	r := p.Do("POST", "/automation/triggers", tok, map[string]any{"name": "too often", "type": "cron", "cron": "@every 1s"})
+	require.Equal(t, 422, r.Status, "%s", r.Body)
+	require.Contains(t, string(r.Body), `"field":"cron"`)
+	require.Contains(t, string(r.Body), "at most once every 1m0s")
+	body := newPipeline("seconds", transformStep("t", "1"))
+	body["trigger"] = map[string]any{"cron": "* * * * * *"}
+	r = p.Do("POST", "/automation/pipelines", tok, body)
+	require.Equal(t, 422, r.Status, "%s", r.Body)
+	require.Contains(t, string(r.Body), `"field":"trigger.cron"`)
+	body["trigger"] = map[string]any{"cron": "@every 1m"}
+	require.Equal(t, 201, p.Do("POST", "/automation/pipelines", tok, body).Status)
+}
+
 func TestCronTriggerFiresRuns(t *testing.T) {
 	t.Parallel()
-	p := testenv.NewPlatform(t, testenv.Options{Worker: true})
+	// Every second, so the test sees runs soon.
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *settings.Config) { c.CronMinInterval = time.Second }})
 	tok := p.Token("automation.*")
 	r := p.Do("POST", "/automation/triggers", tok, map[string]any{"name": "often", "type": "cron", "cron": "@every 1s"})
 	require.Equal(t, 201, r.Status, "%s", r.Body)

@@ -8,6 +8,7 @@ package contract
 
 // Step types.
 const (
+	TypeTrigger      = "trigger" // the optional first step: what starts the run
 	TypeCondition    = "condition"
 	TypeTransform    = "transform"
 	TypeHTTP         = "http"
@@ -19,7 +20,7 @@ const (
 )
 
 // Types lists every step type, in the order the docs present them.
-var Types = []string{TypeCondition, TypeTransform, TypeHTTP, TypeDB, TypeNotification, TypeWait, TypeSubPipeline, TypeFunction}
+var Types = []string{TypeTrigger, TypeCondition, TypeTransform, TypeHTTP, TypeDB, TypeNotification, TypeWait, TypeSubPipeline, TypeFunction}
 
 // End is the reserved step id that ends a run successfully when used in
 // next, then, else or onErrorStep.
@@ -109,6 +110,14 @@ type Step struct {
 	OnErrorStep string `json:"onErrorStep,omitempty"`
 	TimeoutMs   int    `json:"timeoutMs,omitempty"`
 
+	// trigger: the settings of a definition's Trigger, as the first step
+	// (Filter is shared with db steps); TriggerID names a reusable trigger,
+	// as Trigger.ID does (id is the step's own).
+	Event     string `json:"event,omitempty"`
+	Cron      string `json:"cron,omitempty"`
+	Timezone  string `json:"timezone,omitempty"`
+	TriggerID string `json:"trigger,omitempty"`
+
 	// condition: If is a filter in the shared query language over the run's
 	// scope ({event, input, steps}); Then and Else name the next step.
 	If   map[string]any `json:"if,omitempty"`
@@ -194,6 +203,24 @@ func (s *Step) HTTPTimeoutMs() int {
 		return s.TimeoutMs
 	}
 	return DefaultHTTPMs
+}
+
+// StartTrigger is what starts the pipeline: the definition's Trigger, or
+// the settings of a first step of type trigger; nil for a manual-only
+// pipeline. Validation refuses a definition that has both.
+func (d *Definition) StartTrigger() *Trigger {
+	if d.Trigger != nil {
+		return d.Trigger
+	}
+	if len(d.Steps) > 0 && d.Steps[0].Type == TypeTrigger {
+		return d.Steps[0].AsTrigger()
+	}
+	return nil
+}
+
+// AsTrigger is a trigger step's settings as a Trigger.
+func (s *Step) AsTrigger() *Trigger {
+	return &Trigger{Event: s.Event, Filter: s.Filter, Cron: s.Cron, Timezone: s.Timezone, ID: s.TriggerID}
 }
 
 // Index returns the position of the step with id, or -1.

@@ -16,6 +16,16 @@ type Event struct {
 	Name      string         `json:"name"`
 	Timestamp time.Time      `json:"timestamp"`
 	Data      map[string]any `json:"data"`
+	// Cause is the chain of pipeline runs whose db steps wrote, one after
+	// the other, what led to the event (oldest first); empty for events
+	// no pipeline caused. LaunchEventRuns refuses a run that would loop.
+	Cause []Cause `json:"cause,omitempty"`
+}
+
+// Cause is one pipeline run in an event's causation chain.
+type Cause struct {
+	Run      string `json:"run"`
+	Pipeline string `json:"pipeline"`
 }
 
 // RunInput is the input of PipelineRun and of its StartRun activity: one
@@ -97,8 +107,11 @@ type StartRunOutput struct {
 type StepInput struct {
 	RunID    string
 	Pipeline string // the run's pipeline: the author of what its db steps write
-	Step     Step
-	Scope    map[string]any
+	// Cause is the chain the events of a db step's writes carry: the run's
+	// event's chain and this run.
+	Cause []Cause `json:",omitempty"`
+	Step  Step
+	Scope map[string]any
 }
 
 // StepOutput is a step's result; Input is what the step consumed after

@@ -49,12 +49,16 @@ type Env interface {
 	Collection(ctx context.Context, collection, op string) (string, error)
 	// Compile checks a transform expression (nil: it compiles).
 	Compile(ctx context.Context, language, code string) (*CodeError, error)
+	// CronMinInterval is the shortest interval a cron trigger may fire
+	// at; 0 means DefaultCronMinInterval.
+	CronMinInterval() time.Duration
 }
 
 var idRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
 
 // settingsOf lists the type-specific settings each step type accepts.
 var settingsOf = map[string][]string{
+	contract.TypeTrigger:      {"event", "filter", "cron", "timezone", "trigger"},
 	contract.TypeCondition:    {"if", "then", "else"},
 	contract.TypeTransform:    {"language", "expression"},
 	contract.TypeHTTP:         {"method", "url", "headers", "body"},
@@ -128,10 +132,50 @@ func (v *validator) lookup(why string, err error) string {
 	return why
 }
 
+// trigger checks what starts the pipeline: the definition's trigger or a
+// trigger step, never both (one source of truth for schedules and event
+// subscriptions).
 func (v *validator) trigger() {
-	t := v.d.Trigger
-	if t == nil {
+	if v.d.Trigger != nil {
+		v.checkTrigger(v.d.Trigger, definitionTrigger)
+	}
+	if len(v.d.Steps) > 0 && v.d.Steps[0].Type == contract.TypeTrigger && v.d.Trigger != nil {
+		v.add("trigger", v.d.Steps[0].ID, fmt.Sprintf("trigger and the trigger step %s both say what starts the pipeline: keep one of them", describe(v.d.Steps[0].ID, 0)))
+	}
+}
+
+// triggerSettings names a trigger's settings where they were written: in
+// the definition's trigger or in a trigger step.
+type triggerSettings struct {
+	field  func(setting string) string // the problem's field
+	prefix string                      // what messages on one setting start with
+	whole  string                      // what a message on the whole trigger starts with
+	id     string                      // the setting of a reusable trigger's id
+	step   string                      // the step's id, for a trigger step
+}
+
+var definitionTrigger = triggerSettings{field: func(s string) string { return "trigger." + s }, prefix: "trigger.", whole: "trigger", id: "id"}
+
+func (v *validator) triggerStep(i int) {
+	s := &v.d.Steps[i]
+	if i != 0 {
+		v.addStep(i, "type", "a trigger step says what starts the pipeline, so it can only be the first step")
 		return
+	}
+	v.checkTrigger(s.AsTrigger(), triggerSettings{
+		field:  func(setting string) string { return fmt.Sprintf("steps[%d].%s", i, setting) },
+		prefix: fmt.Sprintf("step %s: ", describe(s.ID, i)), whole: fmt.Sprintf("step %s: a trigger step", describe(s.ID, i)),
+		id: "trigger", step: s.ID,
+	})
+}
+
+func (v *validator) checkTrigger(t *contract.Trigger, at triggerSettings) {
+	add := func(setting, msg string) {
+		field := at.field(setting)
+		if setting == "" {
+			field = strings.TrimSuffix(at.field(""), ".")
+		}
+		v.add(field, at.step, msg)
 	}
 	kinds := 0
 	for _, set := range []bool{t.Event != "", t.Cron != "", t.ID != ""} {
@@ -140,31 +184,31 @@ func (v *validator) trigger() {
 		}
 	}
 	if kinds != 1 {
-		v.add("trigger", "", "trigger takes one of event (with an optional filter), cron (with an optional timezone) or id (a reusable trigger); leave trigger out for a manual-only pipeline")
+		add("", fmt.Sprintf("%s takes one of event (with an optional filter), cron (with an optional timezone) or %s (a reusable trigger); leave it out for a manual-only pipeline", at.whole, at.id))
 		return
 	}
 	if t.Filter != nil && t.Event == "" {
-		v.add("trigger.filter", "", "filter applies to event triggers (a reusable trigger carries its own)")
+		add("filter", at.prefix+"filter applies to event triggers (a reusable trigger carries its own)")
 	}
 	if t.Timezone != "" && t.Cron == "" {
-		v.add("trigger.timezone", "", "timezone applies to cron triggers")
+		add("timezone", at.prefix+"timezone applies to cron triggers")
 	}
 	switch {
 	case t.ID != "":
 		if why := v.lookup(v.env.Trigger(v.ctx, t.ID)); why != "" {
-			v.add("trigger.id", "", "trigger.id "+why)
+			add(at.id, at.prefix+at.id+" "+why)
 		}
 	case t.Cron != "":
-		if setting, why := CheckCron(t.Cron, t.Timezone); why != "" {
-			v.add("trigger."+setting, "", "trigger."+why)
+		if setting, why := CheckCron(t.Cron, t.Timezone, v.env.CronMinInterval()); why != "" {
+			add(setting, at.prefix+why)
 		}
 	default:
 		if why := v.env.EventPattern(t.Event); why != "" {
-			v.add("trigger.event", "", fmt.Sprintf("trigger.event %q %s", t.Event, why))
+			add("event", fmt.Sprintf("%sevent %q %s", at.prefix, t.Event, why))
 		}
 		if t.Filter != nil {
 			if _, err := query.Parse(t.Filter, nil); err != nil {
-				v.add("trigger.filter", "", "trigger.filter: "+err.Error())
+				add("filter", at.prefix+"filter: "+err.Error())
 			}
 		}
 	}
@@ -204,6 +248,8 @@ func (v *validator) step(i int) {
 	v.retry(i)
 	v.templates(i)
 	switch s.Type {
+	case contract.TypeTrigger:
+		v.triggerStep(i)
 	case contract.TypeCondition:
 		v.condition(i)
 	case contract.TypeTransform:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -34,6 +35,7 @@ func (env) Collection(_ context.Context, c, _ string) (string, error) {
 	}
 	return "is not a data collection", nil
 }
+func (env) CronMinInterval() time.Duration { return 0 }
 func (env) Compile(_ context.Context, _ string, code string) (*CodeError, error) {
 	if strings.Contains(code, "(") && !strings.Contains(code, ")") {
 		return &CodeError{Message: "unexpected end", Line: 1, Column: len(code)}, nil
@@ -83,6 +85,10 @@ func TestValidate(t *testing.T) {
 		{"filter on cron", contract.Definition{Trigger: &contract.Trigger{Cron: "@hourly", Filter: map[string]any{"a": 1}}, Steps: []contract.Step{ok}}, "trigger.filter"},
 		{"bad cron", contract.Definition{Trigger: &contract.Trigger{Cron: "* * *"}, Steps: []contract.Step{ok}}, "trigger.cron"},
 		{"unknown event", contract.Definition{Trigger: &contract.Trigger{Event: "nope.nope"}, Steps: []contract.Step{ok}}, "trigger.event"},
+		{"cron every minute", contract.Definition{Trigger: &contract.Trigger{Cron: "@every 1m"}, Steps: []contract.Step{ok}}, ""},
+		{"cron every second", contract.Definition{Trigger: &contract.Trigger{Cron: "@every 1s"}, Steps: []contract.Step{ok}}, "trigger.cron"},
+		{"cron seconds field", contract.Definition{Trigger: &contract.Trigger{Cron: "* * * * * *"}, Steps: []contract.Step{ok}}, "trigger.cron"},
+		{"cron step every second", contract.Definition{Steps: []contract.Step{{ID: "s", Type: contract.TypeTrigger, Cron: "@every 10s"}, ok}}, "steps[0].cron"},
 		{"secrets in a condition", contract.Definition{Steps: []contract.Step{{ID: "c", Type: contract.TypeSubPipeline, Pipeline: third, Input: "{{secrets.a.b}}"}}}, "steps[0]"},
 		{"output without output", contract.Definition{Steps: []contract.Step{ok, {ID: "h", Type: contract.TypeHTTP, URL: "https://x.example/{{steps.t.result}}"}}}, "steps[1]"},
 	}
@@ -102,6 +108,60 @@ func TestValidate(t *testing.T) {
 			require.Contains(t, fields, c.field, "%v", problems[0].Message)
 		})
 	}
+}
+
+// TestTriggerStep: the specification's trigger step is the optional first
+// step carrying a definition trigger's settings; it is the one source of
+// truth of what starts the pipeline when the definition has no trigger.
+func TestTriggerStep(t *testing.T) {
+	e := env{}
+	ok := contract.Step{ID: "t", Type: contract.TypeTransform, Expression: "1"}
+	onEvent := contract.Step{ID: "start", Type: contract.TypeTrigger, Event: "consumers.created", Filter: map[string]any{"country": "DE"}}
+	cases := []struct {
+		name  string
+		def   contract.Definition
+		field string
+	}{
+		{"event first", contract.Definition{Steps: []contract.Step{onEvent, ok}}, ""},
+		{"cron first", contract.Definition{Steps: []contract.Step{{ID: "start", Type: contract.TypeTrigger, Cron: "0 9 * * *", Timezone: "Europe/Berlin"}, ok}}, ""},
+		{"reusable first", contract.Definition{Steps: []contract.Step{{ID: "start", Type: contract.TypeTrigger, TriggerID: other}, ok}}, ""},
+		{"not first", contract.Definition{Steps: []contract.Step{ok, onEvent}}, "steps[1].type"},
+		{"with the definition's trigger", contract.Definition{Trigger: &contract.Trigger{Event: "*"}, Steps: []contract.Step{onEvent, ok}}, "trigger"},
+		{"event and cron", contract.Definition{Steps: []contract.Step{{ID: "start", Type: contract.TypeTrigger, Event: "*", Cron: "@hourly"}, ok}}, "steps[0]"},
+		{"bad cron", contract.Definition{Steps: []contract.Step{{ID: "start", Type: contract.TypeTrigger, Cron: "* * *"}, ok}}, "steps[0].cron"},
+		{"unknown event", contract.Definition{Steps: []contract.Step{{ID: "start", Type: contract.TypeTrigger, Event: "nope.nope"}, ok}}, "steps[0].event"},
+		{"timezone on event", contract.Definition{Steps: []contract.Step{{ID: "start", Type: contract.TypeTrigger, Event: "*", Timezone: "UTC"}, ok}}, "steps[0].timezone"},
+		{"foreign setting", contract.Definition{Steps: []contract.Step{{ID: "start", Type: contract.TypeTrigger, Event: "*", URL: "https://x.example"}, ok}}, "steps[0].url"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			problems, err := Validate(context.Background(), &c.def, self, e)
+			require.NoError(t, err)
+			if c.field == "" {
+				require.Empty(t, problems)
+				require.Equal(t, c.def.Steps[0].AsTrigger(), c.def.StartTrigger())
+				return
+			}
+			require.NotEmpty(t, problems)
+			var fields []string
+			for _, p := range problems {
+				fields = append(fields, p.Field)
+			}
+			require.Contains(t, fields, c.field, "%v", problems[0].Message)
+		})
+	}
+	both := contract.Definition{Trigger: &contract.Trigger{Event: "*"}, Steps: []contract.Step{onEvent, ok}}
+	problems, _ := Validate(context.Background(), &both, self, e)
+	require.Len(t, problems, 1)
+	require.Contains(t, problems[0].Message, `trigger and the trigger step "start" both say what starts the pipeline`)
+}
+
+func TestFromDocReadsATriggerStep(t *testing.T) {
+	d, err := FromDoc(map[string]any{"name": "x", "steps": []any{
+		map[string]any{"id": "start", "type": "trigger", "trigger": other},
+		map[string]any{"id": "a", "type": "transform", "expression": "1"}}})
+	require.NoError(t, err)
+	require.Equal(t, &contract.Trigger{ID: other}, d.StartTrigger())
 }
 
 func TestCycleMessageNamesThePath(t *testing.T) {
@@ -128,4 +188,36 @@ func TestEffectiveRetry(t *testing.T) {
 	require.Equal(t, 3, (&contract.Step{Type: contract.TypeHTTP}).EffectiveRetry().MaxAttempts)
 	r := (&contract.Step{Type: contract.TypeHTTP, Retry: &contract.Retry{MaxAttempts: 5, InitialIntervalMs: 10}}).EffectiveRetry()
 	require.Equal(t, contract.Retry{MaxAttempts: 5, InitialIntervalMs: 10, BackoffCoefficient: 2, MaxIntervalMs: 60_000}, r)
+}
+
+// TestCheckCronMinimumInterval: schedules firing more often than the
+// minimum are refused naming the cron setting; five-field expressions are
+// measured by their shortest gap.
+func TestCheckCronMinimumInterval(t *testing.T) {
+	for _, c := range []struct {
+		expr string
+		min  time.Duration
+		ok   bool
+	}{
+		{"@every 1s", 0, false},
+		{"@every 59s", 0, false},
+		{"@every 1m", 0, true},
+		{"* * * * *", 0, true},
+		{"* * * * * *", 0, false},
+		{"*/2 * * * *", 5 * time.Minute, false},
+		{"0,3 * * * *", 5 * time.Minute, false},
+		{"*/5 * * * *", 5 * time.Minute, true},
+		{"@every 1s", time.Second, true},
+		{"0 9 * * 1-5", time.Hour, true},
+	} {
+		setting, why := CheckCron(c.expr, "", c.min)
+		if c.ok {
+			require.Empty(t, why, c.expr)
+			continue
+		}
+		require.Equal(t, "cron", setting, c.expr)
+		require.NotEmpty(t, why, c.expr)
+	}
+	_, why := CheckCron("@every 1s", "", 0)
+	require.Contains(t, why, "at most once every 1m0s")
 }

@@ -49,6 +49,13 @@ func EventDoc(e contract.Event) store.Doc {
 	if e.ID != "" {
 		d["id"] = e.ID
 	}
+	if len(e.Cause) > 0 {
+		chain := make([]any, len(e.Cause))
+		for i, c := range e.Cause {
+			chain[i] = store.Doc{"run": c.Run, "pipeline": c.Pipeline}
+		}
+		d["cause"] = chain
+	}
 	return d
 }
 
@@ -113,6 +120,31 @@ func (l *Launcher) Launch(ctx context.Context, in Launch) (string, error) {
 		_, _ = l.Store.Collection(Runs).Update(context.WithoutCancel(ctx), query.ID(id), store.Update{Set: store.Doc{
 			"status": StatusFailed, "error": store.Doc{"kind": "start", "message": "the run could not be started: Temporal is unavailable"},
 		}})
+		return "", err
+	}
+	return id, nil
+}
+
+// Refuse records a run that is not started, as failed with the reason,
+// so the author sees it among the pipeline's runs; a repeated Refuse with
+// the same RunID records nothing new.
+func (l *Launcher) Refuse(ctx context.Context, in Launch, kind, reason string) (string, error) {
+	p := in.Pipeline
+	id := in.RunID
+	if id == "" {
+		id = store.NewID()
+	}
+	pid, _ := p["_id"].(string)
+	name, _ := p["name"].(string)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	rec := store.Doc{
+		"_id": id, "pipeline": pid, "pipelineVersion": int(store.Int(p["version"])), "pipelineName": name,
+		"triggeredBy": in.TriggeredBy, "event": EventDoc(in.Event), "status": StatusFailed,
+		"error": store.Doc{"kind": kind, "message": reason},
+		"steps": []any{}, "stepCount": int64(0), "startedAt": now, "endedAt": now, "totalDuration": int64(0),
+		"createdAt": now, "updatedAt": now, "depth": int64(0),
+	}
+	if err := l.Store.Collection(Runs).Insert(ctx, rec); err != nil && !store.IsDuplicate(err) {
 		return "", err
 	}
 	return id, nil

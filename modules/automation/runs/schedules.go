@@ -41,11 +41,39 @@ func TriggerSchedule(t store.Doc) (Schedule, bool) {
 	return sc, t["type"] == "cron" && t["active"] != false && expr != ""
 }
 
+// TriggerOf is what starts a stored pipeline, in the shape of its trigger
+// field ({event, filter} | {cron, timezone} | {id}): the record's trigger,
+// or the settings of its first step when that is a trigger step (whose
+// reusable trigger id is its setting trigger); nil when neither.
+func TriggerOf(p store.Doc) store.Doc {
+	if t, ok := p["trigger"].(map[string]any); ok && len(t) > 0 {
+		return t
+	}
+	steps, _ := p["steps"].([]any)
+	if len(steps) == 0 {
+		return nil
+	}
+	first, _ := steps[0].(map[string]any)
+	if first["type"] != contract.TypeTrigger {
+		return nil
+	}
+	t := store.Doc{}
+	for _, k := range []string{"event", "filter", "cron", "timezone"} {
+		if v, ok := first[k]; ok {
+			t[k] = v
+		}
+	}
+	if id, ok := first["trigger"]; ok {
+		t["id"] = id
+	}
+	return t
+}
+
 // PipelineSchedule is the schedule a pipeline record with an inline cron
 // trigger needs; false when it needs none.
 func PipelineSchedule(p store.Doc) (Schedule, bool) {
 	id, _ := p["_id"].(string)
-	t, _ := p["trigger"].(map[string]any)
+	t := TriggerOf(p)
 	expr, _ := t["cron"].(string)
 	tz, _ := t["timezone"].(string)
 	sc := Schedule{ID: PipelineScheduleID(id), Cron: expr, Timezone: tz,
