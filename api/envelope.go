@@ -36,7 +36,10 @@ type Version struct {
 	Core string `json:"core" yaml:"core"`
 }
 
-// RateLimit is meta.rateLimit; every field is a string as specified.
+// RateLimit is meta.rateLimit; every field is a string as specified. It
+// reports the bucket the request counted against (api/limits.go), on every
+// answer of a module; only answers no limiter sees (health probes, a
+// starting process) omit it rather than report empty strings.
 type RateLimit struct {
 	Limit     string `json:"limit" yaml:"limit"`
 	Reset     string `json:"reset" yaml:"reset"`
@@ -52,7 +55,7 @@ type Meta struct {
 	DebugID      string         `json:"debugId" yaml:"debugId"`
 	Errors       []ErrorEntry   `json:"errors" yaml:"errors"`
 	Version      Version        `json:"version" yaml:"version"`
-	RateLimit    RateLimit      `json:"rateLimit" yaml:"rateLimit"`
+	RateLimit    *RateLimit     `json:"rateLimit,omitempty" yaml:"rateLimit,omitempty"`
 	ResponseTime float64        `json:"responseTime" yaml:"responseTime"` // milliseconds
 	Code         int            `json:"code" yaml:"code"`
 	Status       string         `json:"status" yaml:"status"`

@@ -50,6 +50,11 @@ type Config struct {
 	SandboxSize       int // sandbox child processes kept per process
 	HookRateLimit     int // calls per minute of one incoming-webhook URL
 
+	// RateLimitAnonymous is the budget per window of one client address
+	// for calls without a valid token (401s, OpenAPI documents, public
+	// routes, unmatched paths).
+	RateLimitAnonymous int
+
 	// Lifetimes of the OAuth service's authorization codes, access tokens
 	// (also `platform token`'s default) and refresh tokens, and how often
 	// the schedule sweeps what has expired.
@@ -132,6 +137,7 @@ func settings() []setting {
 		{"PLATFORM_AUDIT_URL", "audit-url", "", "base URL of the audit trail (default: gateway/audit)", func(c *Config, v string) error { c.AuditURL = strings.TrimRight(v, "/"); return optional(v, absURL) }},
 		{"PLATFORM_TRACKING_URL", "tracking-url", "", "base URL of mail tracking (default: gateway/t)", func(c *Config, v string) error { c.TrackingURL = strings.TrimRight(v, "/"); return optional(v, absURL) }},
 		{"PLATFORM_RATE_LIMIT", "rate-limit", "2500", "requests per window per customer", func(c *Config, v string) (err error) { c.RateLimit, err = positive(v); return }},
+		{"PLATFORM_RATE_LIMIT_ANONYMOUS", "rate-limit-anonymous", "300", "requests per window per client address without a valid token", func(c *Config, v string) (err error) { c.RateLimitAnonymous, err = positive(v); return }},
 		{"PLATFORM_RATE_WINDOW", "rate-window", "1m", "rate-limit window", func(c *Config, v string) (err error) { c.RateWindow, err = duration(v); return }},
 		{"PLATFORM_OUTBOUND_ALLOW", "outbound-allow", "", "hosts, host:port or CIDRs outbound calls may reach although private", func(c *Config, v string) error { c.OutboundAllow = splitList(v); return allowList(c.OutboundAllow) }},
 		{"PLATFORM_WEBHOOK_TIMEOUT", "webhook-timeout", "10s", "time-out of one webhook delivery attempt (at most 4m)", func(c *Config, v string) (err error) { c.WebhookTimeout, err = atMost(v, MaxWebhookTimeout); return }},
