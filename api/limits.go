@@ -30,8 +30,8 @@ type identity struct {
 
 // limit counts the request before anything else answers it, so that 401s,
 // unmatched paths, OpenAPI documents and public routes carry the limit
-// too: a valid token counts against its customer's budget, every other
-// call against its client address.
+// too: a valid token counts against its own share and its customer's
+// budget, every other call against its client address.
 func (s *Server) limit(c *gin.Context) {
 	id := s.identify(c)
 	d, err := s.take(c.Request.Context(), id.principal, clientAddress(c.Request))
@@ -75,7 +75,43 @@ func (s *Server) take(ctx context.Context, p *auth.Principal, addr string) (Limi
 	if p == nil {
 		return s.anonLimiter.Take(ctx, "addr:"+addr)
 	}
-	return s.limiter.Take(ctx, p.Customer)
+	if s.tokenLimiter == nil {
+		return s.limiter.Take(ctx, p.Customer)
+	}
+	// The token's share first: a token past it is refused without using
+	// up the customer's budget, which its other apps still need.
+	tok, err := s.tokenLimiter.Take(ctx, tokenKey(p))
+	if err != nil || !tok.Allowed {
+		return tok, err
+	}
+	cust, err := s.limiter.Take(ctx, p.Customer)
+	if err != nil {
+		return cust, err
+	}
+	return tighter(tok, cust), nil
+}
+
+// tokenKey names a token's bucket: its id (jti), or the app that holds it
+// for a token without one.
+func tokenKey(p *auth.Principal) string {
+	if p.TokenID != "" {
+		return "token:" + p.TokenID
+	}
+	return "app:" + p.Customer + ":" + p.ClientID
+}
+
+// tighter is the decision a client must heed of two: a refusal, else the
+// one with fewer requests left.
+func tighter(a, b LimitInfo) LimitInfo {
+	switch {
+	case !a.Allowed:
+		return a
+	case !b.Allowed:
+		return b
+	case b.Remaining < a.Remaining:
+		return b
+	}
+	return a
 }
 
 // reportLimit puts d into the X-RateLimit headers and meta.rateLimit; a

@@ -71,8 +71,10 @@ type Deps struct {
 	Ready    []ReadyCheck
 
 	// AnonLimiter counts calls without a valid token per client address
-	// (default: Limiter, under keys of their own).
-	AnonLimiter Limiter
+	// (default: Limiter, under keys of their own). TokenLimiter, when set,
+	// limits each access token to a share of its customer's budget.
+	AnonLimiter  Limiter
+	TokenLimiter Limiter
 }
 
 // Server is the HTTP API.
@@ -89,7 +91,7 @@ type Server struct {
 	modules map[string]*Module // by name
 	labels  map[string]*Module // by host label
 
-	anonLimiter Limiter // see Deps
+	anonLimiter, tokenLimiter Limiter // see Deps
 
 	starting bool // the stand-in of Starting: never ready
 	draining atomic.Bool
@@ -103,7 +105,7 @@ func (s *Server) Drain() { s.draining.Store(true) }
 func New(d Deps) *Server {
 	s := newServer(d.Config, d.Service.Log, d.Metrics, d.Ready)
 	s.svc, s.verify, s.limiter, s.bugs = d.Service, d.Verifier, d.Limiter, d.Bugs
-	s.anonLimiter = d.AnonLimiter
+	s.anonLimiter, s.tokenLimiter = d.AnonLimiter, d.TokenLimiter
 	if s.anonLimiter == nil {
 		s.anonLimiter = d.Limiter
 	}

@@ -37,7 +37,7 @@ func requireLimit(t *testing.T, r *testenv.Resp, want, what string) {
 func TestEveryAnswerReportsItsRateLimit(t *testing.T) {
 	t.Parallel()
 	p := testenv.NewPlatform(t, testenv.Options{RateLimit: 1000, Configure: func(c *settings.Config) {
-		c.RateLimitAnonymous = 700
+		c.RateLimitAnonymous, c.RateTokenShare = 700, 100
 	}})
 	for _, call := range []struct{ what, method, path, token string }{
 		{"401 without a token", "GET", "/crm/consumers", ""},
@@ -82,4 +82,36 @@ func TestAnonymousCallsCountPerAddress(t *testing.T) {
 	require.Equal(t, 401, from("198.51.100.8").Status, "another address has its own budget")
 	require.Equal(t, 200, p.Do("GET", "/crm/consumers", p.Token("crm.*"), nil, "X-Forwarded-For", "198.51.100.7").Status,
 		"a valid token counts against its customer, not the address")
+}
+
+// TestTokenShareOfTheRateLimit: one token past its share of the customer's
+// budget answers 429 with Retry-After while another token of the customer
+// still gets through, and the customer's total still applies.
+func TestTokenShareOfTheRateLimit(t *testing.T) {
+	t.Parallel()
+	// Customer 4 per window, each token half of it. The window is an hour:
+	// the calls fall into one window but for one run in ~600.
+	p := testenv.NewPlatform(t, testenv.Options{RateLimit: 4, Configure: func(c *settings.Config) {
+		c.RateTokenShare, c.RateWindow = 50, time.Hour
+	}})
+	runaway, other, third := p.Token("crm.*"), p.Token("crm.*"), p.Token("crm.*")
+	for i := range 2 {
+		r := p.Do("GET", "/crm/consumers", runaway, nil)
+		require.Equal(t, 200, r.Status, "call %d", i)
+		requireLimit(t, r, "2", "the token's share is the tighter limit")
+	}
+	r := p.Do("GET", "/crm/consumers", runaway, nil)
+	require.Equal(t, 429, r.Status, "%s", r.Body)
+	require.NotEmpty(t, r.Header.Get("Retry-After"))
+	require.Equal(t, "0", r.Header.Get("X-RateLimit-Remaining"))
+	requireLimit(t, r, "2", "the refused token")
+
+	for i := range 2 {
+		r := p.Do("GET", "/crm/consumers", other, nil)
+		require.Equal(t, 200, r.Status, "another token of the customer, call %d: %s", i, r.Body)
+	}
+	r = p.Do("GET", "/crm/consumers", third, nil)
+	require.Equal(t, 429, r.Status, "the customer's 4 are used up: %s", r.Body)
+	require.NotEmpty(t, r.Header.Get("Retry-After"))
+	requireLimit(t, r, "4", "the customer's total")
 }
