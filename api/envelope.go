@@ -38,13 +38,14 @@ type Version struct {
 
 // RateLimit is meta.rateLimit; every field is a string as specified. It
 // reports the bucket the request counted against (api/limits.go), on every
-// answer of a module; only answers no limiter sees (health probes, a
-// starting process) omit it rather than report empty strings.
+// answer of a module. An answer no limiter sees (health probes, a starting
+// process, a request net/http refused) has an empty object: the envelope
+// schema requires the key, and empty strings would read as values.
 type RateLimit struct {
-	Limit     string `json:"limit" yaml:"limit"`
-	Reset     string `json:"reset" yaml:"reset"`
-	Remaining string `json:"remaining" yaml:"remaining"`
-	ResetDate string `json:"resetDate" yaml:"resetDate"`
+	Limit     string `json:"limit,omitempty" yaml:"limit,omitempty"`
+	Reset     string `json:"reset,omitempty" yaml:"reset,omitempty"`
+	Remaining string `json:"remaining,omitempty" yaml:"remaining,omitempty"`
+	ResetDate string `json:"resetDate,omitempty" yaml:"resetDate,omitempty"`
 }
 
 // Meta is the meta object of every answer.
@@ -55,7 +56,7 @@ type Meta struct {
 	DebugID      string         `json:"debugId" yaml:"debugId"`
 	Errors       []ErrorEntry   `json:"errors" yaml:"errors"`
 	Version      Version        `json:"version" yaml:"version"`
-	RateLimit    *RateLimit     `json:"rateLimit,omitempty" yaml:"rateLimit,omitempty"`
+	RateLimit    RateLimit      `json:"rateLimit" yaml:"rateLimit"`
 	ResponseTime float64        `json:"responseTime" yaml:"responseTime"` // milliseconds
 	Code         int            `json:"code" yaml:"code"`
 	Status       string         `json:"status" yaml:"status"`
