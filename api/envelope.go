@@ -36,12 +36,16 @@ type Version struct {
 	Core string `json:"core" yaml:"core"`
 }
 
-// RateLimit is meta.rateLimit; every field is a string as specified.
+// RateLimit is meta.rateLimit; every field is a string as specified. It
+// reports the bucket the request counted against (api/limits.go), on every
+// answer of a module. An answer no limiter sees (health probes, a starting
+// process, a request net/http refused) has an empty object: the envelope
+// schema requires the key, and empty strings would read as values.
 type RateLimit struct {
-	Limit     string `json:"limit" yaml:"limit"`
-	Reset     string `json:"reset" yaml:"reset"`
-	Remaining string `json:"remaining" yaml:"remaining"`
-	ResetDate string `json:"resetDate" yaml:"resetDate"`
+	Limit     string `json:"limit,omitempty" yaml:"limit,omitempty"`
+	Reset     string `json:"reset,omitempty" yaml:"reset,omitempty"`
+	Remaining string `json:"remaining,omitempty" yaml:"remaining,omitempty"`
+	ResetDate string `json:"resetDate,omitempty" yaml:"resetDate,omitempty"`
 }
 
 // Meta is the meta object of every answer.

@@ -5,20 +5,15 @@ import (
 	"platform/kernel/resource"
 
 	"context"
-	"errors"
-	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"platform/kernel/auth"
-	"platform/kernel/tenant"
 )
 
-// ModuleRouter adds a module's own routes; every one is authenticated and
-// rate limited, and names the right it needs (deny by default).
+// ModuleRouter adds a module's own routes; every one is rate limited (see
+// limit), authenticated, and names the right it needs (deny by default).
 type ModuleRouter struct {
 	s      *Server
 	group  *gin.RouterGroup
@@ -46,10 +41,10 @@ func (s *Server) Mount(ctx context.Context, m *Module) error {
 	}
 	s.modules[m.Name] = m
 	s.labels[m.HostLabel] = m
-	g := s.engine.Group("/"+m.Name, func(c *gin.Context) { c.Set(keyModule, m) })
+	g := s.engine.Group("/"+m.Name, func(c *gin.Context) { c.Set(keyModule, m) }, s.limit)
 	g.GET("/openapi.json", s.adapt(s.moduleOpenAPI(m, "json")))
 	g.GET("/openapi.yaml", s.adapt(s.moduleOpenAPI(m, "yaml")))
-	api := g.Group("", s.authenticate, s.rateLimit)
+	api := g.Group("", s.authenticate)
 	for _, r := range m.Resources {
 		s.svc.Registry.Add(m.Name, r)
 		if err := s.svc.Store.EnsureIndexes(ctx, r.Plural, true, r.Indexes); err != nil {
@@ -87,30 +82,6 @@ func (s *Server) mountResource(public, g *gin.RouterGroup, r *resource.Resource)
 	}
 }
 
-// authenticate verifies the bearer token and puts the principal and its
-// customer into the request's ctx.
-func (s *Server) authenticate(c *gin.Context) {
-	raw, ok := bearer(c.GetHeader("Authorization"))
-	if !ok {
-		s.renderError(c, Unauthorized("send an access token as Authorization: Bearer <token>"))
-		c.Abort()
-		return
-	}
-	p, err := s.verify.Verify(c.Request.Context(), raw)
-	if err != nil {
-		if errors.Is(err, auth.ErrInvalidToken) {
-			s.renderError(c, Unauthorized("the access token is invalid, expired or revoked").WithCause(err))
-		} else {
-			s.renderError(c, NewError(http.StatusServiceUnavailable, resource.CodeUnavailable, "", "token verification is unavailable").WithCause(err))
-		}
-		c.Abort()
-		return
-	}
-	ctx := tenant.WithCustomer(auth.WithPrincipal(c.Request.Context(), p), p.Customer)
-	c.Request = c.Request.WithContext(ctx)
-	c.Next()
-}
-
 func bearer(h string) (string, bool) {
 	scheme, tok, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
@@ -133,34 +104,3 @@ func requireRight(right string) gin.HandlerFunc {
 }
 
 const keyServer = "platform.server"
-
-// rateLimit counts the request against the customer's window.
-func (s *Server) rateLimit(c *gin.Context) {
-	p := auth.From(c.Request.Context())
-	info, err := s.limiter.Take(c.Request.Context(), p.Customer)
-	if err != nil {
-		s.renderError(c, NewError(http.StatusServiceUnavailable, resource.CodeUnavailable, "", "rate limiter unavailable").WithCause(err))
-		c.Abort()
-		return
-	}
-	resetIn := int(time.Until(info.Reset).Seconds() + 0.999)
-	if resetIn < 0 {
-		resetIn = 0
-	}
-	rl := RateLimit{
-		Limit: strconv.Itoa(info.Limit), Remaining: strconv.Itoa(info.Remaining),
-		Reset: strconv.Itoa(resetIn), ResetDate: info.Reset.UTC().Format(time.RFC3339),
-	}
-	c.Set(keyRateLimit, rl)
-	c.Header("X-RateLimit-Limit", rl.Limit)
-	c.Header("X-RateLimit-Remaining", rl.Remaining)
-	c.Header("X-RateLimit-Reset", rl.Reset)
-	if !info.Allowed {
-		e := NewError(http.StatusTooManyRequests, CodeRateLimit, "", "rate limit of %d requests per window exceeded; retry in %d s", info.Limit, resetIn)
-		e.Header = http.Header{"Retry-After": {strconv.Itoa(max(resetIn, 1))}}
-		s.renderError(c, e)
-		c.Abort()
-		return
-	}
-	c.Next()
-}

@@ -138,7 +138,7 @@ func (s *Server) meta(c *gin.Context, status int) Meta {
 		Code:    status, Status: "success",
 	}
 	if rl, ok := c.Get(keyRateLimit); ok {
-		m.RateLimit = rl.(RateLimit)
+		m.RateLimit = *rl.(*RateLimit)
 	}
 	return m
 }

@@ -34,6 +34,8 @@ type Request struct {
 	// format is the answer's format (formatJSON, formatYAML, formatCSV);
 	// a format that cannot be served is answered when rendering.
 	format string
+	// report replaces the limit the answer reports (ReportRateLimit).
+	report func(LimitInfo)
 }
 
 // Response is a successful answer before rendering.
@@ -143,6 +145,16 @@ func newRequest(c *gin.Context, maxBody int64) *Request {
 		maxBody:   maxBody,
 		tail:      moduleTail(c.Request.URL.Path),
 		format:    formatOf(c.Request),
+		report:    func(d LimitInfo) { reportLimit(c, d) },
+	}
+}
+
+// ReportRateLimit makes the answer report d in its X-RateLimit headers and
+// meta.rateLimit: a public route with a limit of its own (an incoming
+// webhook URL's) reports that one rather than the client address's.
+func (r *Request) ReportRateLimit(d LimitInfo) {
+	if r.report != nil {
+		r.report(d)
 	}
 }
 

@@ -36,7 +36,8 @@ type TokenVerifier interface {
 // LimitInfo is one rate-limit decision.
 type LimitInfo = ratelimit.Decision
 
-// Limiter counts requests per customer across every replica.
+// Limiter counts requests per key (a customer, a token, a client address)
+// across every replica.
 type Limiter interface {
 	Take(ctx context.Context, key string) (LimitInfo, error)
 }
@@ -64,10 +65,16 @@ type Deps struct {
 	Config   *settings.Config
 	Service  *resource.Service
 	Verifier TokenVerifier
-	Limiter  Limiter
+	Limiter  Limiter // per customer
 	Bugs     BugReporter
 	Metrics  *obs.Metrics
 	Ready    []ReadyCheck
+
+	// AnonLimiter counts calls without a valid token per client address
+	// (default: Limiter, under keys of their own). TokenLimiter, when set,
+	// limits each access token to a share of its customer's budget.
+	AnonLimiter  Limiter
+	TokenLimiter Limiter
 }
 
 // Server is the HTTP API.
@@ -84,6 +91,8 @@ type Server struct {
 	modules map[string]*Module // by name
 	labels  map[string]*Module // by host label
 
+	anonLimiter, tokenLimiter Limiter // see Deps
+
 	starting bool // the stand-in of Starting: never ready
 	draining atomic.Bool
 }
@@ -96,13 +105,17 @@ func (s *Server) Drain() { s.draining.Store(true) }
 func New(d Deps) *Server {
 	s := newServer(d.Config, d.Service.Log, d.Metrics, d.Ready)
 	s.svc, s.verify, s.limiter, s.bugs = d.Service, d.Verifier, d.Limiter, d.Bugs
-	s.engine.NoRoute(s.adapt(func(*Request) (*Response, error) {
+	s.anonLimiter, s.tokenLimiter = d.AnonLimiter, d.TokenLimiter
+	if s.anonLimiter == nil {
+		s.anonLimiter = d.Limiter
+	}
+	s.engine.NoRoute(s.limit, s.adapt(func(*Request) (*Response, error) {
 		return nil, NewError(http.StatusNotFound, resource.CodeNotFound, "", "no such endpoint")
 	}))
-	s.engine.NoMethod(s.adapt(func(*Request) (*Response, error) {
+	s.engine.NoMethod(s.limit, s.adapt(func(*Request) (*Response, error) {
 		return nil, NewError(http.StatusMethodNotAllowed, CodeMethod, "", "method not allowed on this endpoint")
 	}))
-	s.engine.GET("/events", s.authenticate, s.adapt(s.eventNames))
+	s.engine.GET("/events", s.limit, s.authenticate, s.adapt(s.eventNames))
 	return s
 }
 

@@ -131,8 +131,10 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 	}
 	a.API = api.New(api.Deps{
 		Config: cfg, Service: a.Service, Verifier: a.Verifier,
-		Limiter: ratelimit.New(st, cfg.RateLimit, cfg.RateWindow),
-		Bugs:    a.Bugs, Metrics: a.Metrics, Ready: ready,
+		Limiter:      ratelimit.New(st, cfg.RateLimit, cfg.RateWindow),
+		TokenLimiter: ratelimit.New(st, cfg.TokenRateLimit(), cfg.RateWindow),
+		AnonLimiter:  ratelimit.New(st, cfg.RateLimitAnonymous, cfg.RateWindow),
+		Bugs:         a.Bugs, Metrics: a.Metrics, Ready: ready,
 	})
 	// Before the modules: developer ends a deleted app's tokens through it.
 	if err := a.startOAuth(ctx); err != nil {

@@ -65,7 +65,8 @@ func TestRateLimitAnswers429(t *testing.T) {
 	t.Parallel()
 	// Windows are fixed (aligned to multiples of their length): an hour
 	// long, the six calls fall into one window but for one run in ~600.
-	p := testenv.NewPlatform(t, testenv.Options{RateLimit: 5, Configure: func(c *settings.Config) { c.RateWindow = time.Hour }})
+	// The token may use the whole budget: this is the customer's limit.
+	p := testenv.NewPlatform(t, testenv.Options{RateLimit: 5, Configure: func(c *settings.Config) { c.RateWindow, c.RateTokenShare = time.Hour, 100 }})
 	tok := p.Token("crm.*")
 	for i := 0; i < 5; i++ {
 		r := p.Do("GET", "/crm/consumers", tok, nil)

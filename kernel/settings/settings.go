@@ -52,6 +52,14 @@ type Config struct {
 	SandboxSize       int // sandbox child processes kept per process
 	HookRateLimit     int // calls per minute of one incoming-webhook URL
 
+	// RateTokenShare is the percentage of RateLimit one access token may
+	// use, so that one runaway integration cannot starve its customer's
+	// other apps. RateLimitAnonymous is the budget per window of one client
+	// address for calls without a valid token (401s, OpenAPI documents,
+	// public routes, unmatched paths).
+	RateTokenShare     int
+	RateLimitAnonymous int
+
 	// Lifetimes of the OAuth service's authorization codes, access tokens
 	// (also `platform token`'s default) and refresh tokens, and how often
 	// the schedule sweeps what has expired.
@@ -142,6 +150,8 @@ func settings() []setting {
 		{"PLATFORM_AUDIT_URL", "audit-url", "", "base URL of the audit trail (default: gateway/audit)", func(c *Config, v string) error { c.AuditURL = strings.TrimRight(v, "/"); return optional(v, absURL) }},
 		{"PLATFORM_TRACKING_URL", "tracking-url", "", "base URL of mail tracking (default: gateway/t)", func(c *Config, v string) error { c.TrackingURL = strings.TrimRight(v, "/"); return optional(v, absURL) }},
 		{"PLATFORM_RATE_LIMIT", "rate-limit", "2500", "requests per window per customer", func(c *Config, v string) (err error) { c.RateLimit, err = positive(v); return }},
+		{"PLATFORM_RATE_LIMIT_TOKEN_SHARE", "rate-limit-token-share", "50", "percentage of the customer's rate limit one access token may use (1 to 100)", func(c *Config, v string) (err error) { c.RateTokenShare, err = percent(v); return }},
+		{"PLATFORM_RATE_LIMIT_ANONYMOUS", "rate-limit-anonymous", "300", "requests per window per client address without a valid token", func(c *Config, v string) (err error) { c.RateLimitAnonymous, err = positive(v); return }},
 		{"PLATFORM_RATE_WINDOW", "rate-window", "1m", "rate-limit window", func(c *Config, v string) (err error) { c.RateWindow, err = duration(v); return }},
 		{"PLATFORM_OUTBOUND_ALLOW", "outbound-allow", "", "hosts, host:port or CIDRs outbound calls may reach although private", func(c *Config, v string) error { c.OutboundAllow = splitList(v); return allowList(c.OutboundAllow) }},
 		{"PLATFORM_WEBHOOK_TIMEOUT", "webhook-timeout", "10s", "time-out of one webhook delivery attempt (at most 4m)", func(c *Config, v string) (err error) { c.WebhookTimeout, err = atMost(v, MaxWebhookTimeout); return }},
@@ -278,6 +288,10 @@ func (c *Config) SQLitePath() string { return filepath.Join(c.DataDir, "store", 
 // AdminSocket is where a running `platform dev` answers admin commands.
 func (c *Config) AdminSocket() string { return filepath.Join(c.DataDir, "admin.sock") }
 
+// TokenRateLimit is one access token's share of its customer's limit
+// per window, at least one request.
+func (c *Config) TokenRateLimit() int { return max(c.RateLimit*c.RateTokenShare/100, 1) }
+
 // ModuleBaseURL is {module_base_url} of a module's host label.
 func (c *Config) ModuleBaseURL(label string) string {
 	return c.ModuleScheme + "://" + label + "-api." + c.PlatformDomain
@@ -329,6 +343,14 @@ func positive(v string) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err != nil || n <= 0 {
 		return 0, fmt.Errorf("want a positive whole number")
+	}
+	return n, nil
+}
+
+func percent(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 100 {
+		return 0, fmt.Errorf("want a whole percentage from 1 to 100")
 	}
 	return n, nil
 }

@@ -97,6 +97,7 @@ func (d Deps) takeHook(req *api.Request, trigger string) error {
 	if err != nil {
 		return resource.Unavailable("rate limiter unavailable").WithCause(err)
 	}
+	req.ReportRateLimit(info)
 	if !info.Allowed {
 		wait := max(int(time.Until(info.Reset).Seconds()+0.999), 1)
 		e := api.NewError(http.StatusTooManyRequests, api.CodeRateLimit, "", "this webhook URL takes at most %d calls per window; retry in %d s", info.Limit, wait)

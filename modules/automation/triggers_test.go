@@ -149,10 +149,15 @@ func TestWebhookTrigger(t *testing.T) {
 
 	wrong := p.Do("POST", path[:len(path)-3]+"abc", "", map[string]any{"order": 1})
 	require.Equal(t, 404, wrong.Status, "a wrong token is a 404")
+	require.NotEmpty(t, wrong.Header.Get("X-RateLimit-Limit"), "an unknown URL reports the client address's limit")
+	require.Equal(t, wrong.Header.Get("X-RateLimit-Limit"), wrong.Meta()["rateLimit"].(map[string]any)["limit"])
 	require.Equal(t, 404, p.Do("POST", "/automation/hooks/"+strings.Repeat("0", 24)+"/x", "", nil).Status)
 
 	ok := p.Do("POST", path, "", map[string]any{"order": 42})
 	require.Equal(t, 202, ok.Status, "%s", ok.Body)
+	require.Equal(t, "3", ok.Header.Get("X-RateLimit-Limit"), "the URL reports its own limit")
+	require.Equal(t, "2", ok.Header.Get("X-RateLimit-Remaining"))
+	require.Equal(t, map[string]any{"limit": "3", "remaining": "2"}, pick(ok.Meta()["rateLimit"], "limit", "remaining"))
 	for _, pid := range []string{one, two} {
 		var run map[string]any
 		require.Eventually(t, func() bool {
@@ -173,6 +178,8 @@ func TestWebhookTrigger(t *testing.T) {
 	limited := p.Do("POST", path, "", map[string]any{})
 	require.Equal(t, 429, limited.Status, "%s", limited.Body)
 	require.NotEmpty(t, limited.Header.Get("Retry-After"))
+	require.Equal(t, map[string]any{"limit": "3", "remaining": "0"}, pick(limited.Meta()["rateLimit"], "limit", "remaining"))
+	require.Equal(t, "0", limited.Header.Get("X-RateLimit-Remaining"))
 
 	// Rotating the token retires the old URL.
 	rot := p.Do("POST", "/automation/triggers/"+trig+"/actions/rotateToken", tok, nil)
@@ -213,4 +220,14 @@ func TestTriggerTurnedIntoAWebhookShowsItsURL(t *testing.T) {
 		hook := p.Do("POST", strings.TrimPrefix(url, p.URL), "", map[string]any{"ping": true})
 		require.Equal(t, 202, hook.Status, "the URL shown works: %s", hook.Body)
 	}
+}
+
+// pick copies keys of an object of an answer (a meta entry).
+func pick(v any, keys ...string) map[string]any {
+	m, _ := v.(map[string]any)
+	out := map[string]any{}
+	for _, k := range keys {
+		out[k] = m[k]
+	}
+	return out
 }

@@ -70,7 +70,7 @@ func NewPlatform(t testing.TB, o Options) *Platform {
 	u, _ := url.Parse(srvURL)
 	cfg.GatewayURL, cfg.AuthURL, cfg.LoginURL = srvURL, srvURL, srvURL
 	cfg.PlatformDomain, cfg.TaskQueue = u.Host, queue
-	cfg.RateLimit = 1_000_000
+	cfg.RateLimit, cfg.RateLimitAnonymous = 1_000_000, 1_000_000
 	// A random credential master key per platform: no master.key file.
 	cfg.MasterKey = credentials.EncodeMasterKey(credentials.NewMasterKey())
 	if o.RateLimit > 0 {
