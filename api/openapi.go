@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -63,6 +64,7 @@ func (s *Server) openAPIDoc(m *Module, resources []*resource.Resource, title str
 	}
 	return obj{
 		"openapi": "3.1.0",
+		"tags":    documentTags(resources, paths),
 		"info":    obj{"title": title, "version": m.Version, "description": "Generated from the resource declarations of the " + m.Name + " module."},
 		"servers": []any{obj{"url": s.cfg.ModuleBaseURL(m.HostLabel)}, obj{"url": s.cfg.GatewayURL + "/" + m.Name}},
 		"paths":   paths,
@@ -91,8 +93,12 @@ func resourcePaths(r *resource.Resource, name string, reg *resource.Registry) ob
 	// PUT /{plural} names the record by _id in the body; PUT /{plural}/:id accepts it when equal to the path's.
 	replaceBody := obj{"required": true, "content": obj{"application/json": obj{"schema": ref(name + "Replace")}}}
 	replaceByID := obj{"required": true, "content": obj{"application/json": obj{"schema": obj{"allOf": []any{ref(name + "Replace"), obj{"required": []any{"_id"}}}}}}}
-	op := func(summary, right string, params []any, reqBody obj, ok int, okSchema obj) obj {
-		o := obj{"summary": summary, "description": "Needs the right `" + right + "`.", "responses": responses(ok, okSchema)}
+	// Generated clients name their methods after operationId and group them
+	// by tag: <module>.<plural>.<verb> is stable as long as the declaration is.
+	opID := func(parts ...string) string { return strings.Join(append([]string{r.Module, r.Plural}, parts...), ".") }
+	op := func(id, summary, right string, params []any, reqBody obj, ok int, okSchema obj) obj {
+		o := obj{"operationId": id, "tags": []any{r.Plural}, "summary": summary,
+			"description": "Needs the right `" + right + "`.", "responses": responses(ok, okSchema)}
 		// Every answer can be negotiated with ?format= as well as Accept.
 		o["parameters"] = append(append([]any{}, params...), formatParam())
 		if reqBody != nil {
@@ -100,15 +106,15 @@ func resourcePaths(r *resource.Resource, name string, reg *resource.Registry) ob
 		}
 		return o
 	}
-	coll := obj{"get": op("List "+r.Plural, r.Right("view"), listParams(r), nil, 200, many)}
-	item := obj{"get": op("Get one "+r.Title, r.Right("view"), []any{idParam, fieldsParam()}, nil, 200, one)}
+	coll := obj{"get": op(opID("list"), "List "+r.Plural, r.Right("view"), listParams(r), nil, 200, many)}
+	item := obj{"get": op(opID("get"), "Get one "+r.Title, r.Right("view"), []any{idParam, fieldsParam()}, nil, 200, one)}
 	if !r.ReadOnly {
-		coll["post"] = op("Create a "+r.Title, r.Right("create"), nil, body, 201, one)
-		coll["put"] = op("Replace a "+r.Title+" identified by _id in the body", r.Right("edit"), nil, replaceByID, 200, one)
-		item["put"] = op("Replace a "+r.Title, r.Right("edit"), []any{idParam}, replaceBody, 200, one)
-		item["patch"] = op("Change fields of a "+r.Title+" (JSON merge patch; null removes)", r.Right("edit"), []any{idParam},
+		coll["post"] = op(opID("create"), "Create a "+r.Title, r.Right("create"), nil, body, 201, one)
+		coll["put"] = op(opID("replaceFromBody"), "Replace a "+r.Title+" identified by _id in the body", r.Right("edit"), nil, replaceByID, 200, one)
+		item["put"] = op(opID("replace"), "Replace a "+r.Title, r.Right("edit"), []any{idParam}, replaceBody, 200, one)
+		item["patch"] = op(opID("patch"), "Change fields of a "+r.Title+" (JSON merge patch; null removes)", r.Right("edit"), []any{idParam},
 			obj{"required": true, "content": obj{"application/merge-patch+json": obj{"schema": obj{"type": "object"}}, "application/json": obj{"schema": obj{"type": "object"}}}}, 200, one)
-		item["delete"] = op("Delete a "+r.Title, r.Right("delete"), []any{idParam}, nil, 200, one)
+		item["delete"] = op(opID("delete"), "Delete a "+r.Title, r.Right("delete"), []any{idParam}, nil, 200, one)
 	}
 	base := "/" + r.Plural
 	out := obj{base: coll, base + "/{id}": item}
@@ -122,7 +128,7 @@ func resourcePaths(r *resource.Resource, name string, reg *resource.Registry) ob
 		if a.Event != "" {
 			summary += fmt.Sprintf(" (emits %s.%s)", r.Plural, a.Event)
 		}
-		out[base+"/{id}/actions/"+a.Name] = obj{"post": op(summary, r.ActionRight(a), []any{idParam}, ab, 200, envelopeOf(obj{}))}
+		out[base+"/{id}/actions/"+a.Name] = obj{"post": op(opID(a.Name), summary, r.ActionRight(a), []any{idParam}, ab, 200, envelopeOf(obj{}))}
 	}
 	for i := range r.Relations {
 		rel := &r.Relations[i]
@@ -135,7 +141,7 @@ func resourcePaths(r *resource.Resource, name string, reg *resource.Registry) ob
 		if t := reg.Get(rel.TargetModule(), rel.TargetPlural()); t != nil {
 			items, params = recordSchema(t.Fields, false), listParams(t)
 		}
-		out[base+"/{id}/"+rel.Rel] = obj{"get": op("List the "+rel.Rel+" of a "+r.Title, right,
+		out[base+"/{id}/"+rel.Rel] = obj{"get": op(opID(rel.Rel, "list"), "List the "+rel.Rel+" of a "+r.Title, right,
 			append([]any{idParam}, params...), nil, 200, envelopeOf(obj{"type": "array", "items": items}))}
 	}
 	return out
@@ -331,15 +337,66 @@ func errorEnvelopeSchema() obj {
 	return obj{"allOf": []any{obj{"$ref": "#/components/schemas/Envelope"}, obj{"type": "object", "properties": obj{"payload": obj{"type": "null"}}}}}
 }
 
+// documentTags lists the tags operations use, with descriptions: one per
+// resource, then any other tag a module route uses (generated clients make
+// a class or namespace of each).
+func documentTags(resources []*resource.Resource, paths obj) []any {
+	var out []any
+	seen := map[string]bool{}
+	for _, r := range resources {
+		seen[r.Plural] = true
+		out = append(out, obj{"name": r.Plural, "description": tagDescription(r)})
+	}
+	for _, p := range sortedKeys(paths) {
+		for _, m := range sortedKeys(paths[p].(obj)) {
+			tags, _ := paths[p].(obj)[m].(obj)["tags"].([]any)
+			for _, t := range tags {
+				if name, _ := t.(string); name != "" && !seen[name] {
+					seen[name] = true
+					out = append(out, obj{"name": name, "description": "Routes of the module beyond its resources."})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func tagDescription(r *resource.Resource) string {
+	if r.ReadOnly {
+		return "The " + r.Title + " records (read-only: written by the platform)."
+	}
+	return "The " + r.Title + " records."
+}
+
+func sortedKeys(m obj) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ModuleNames lists the mounted modules, sorted (tests walk their documents).
+func (s *Server) ModuleNames() []string {
+	names := make([]string, 0, len(s.modules))
+	for n := range s.modules {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
 // PublicOperation describes an unauthenticated route of a module (for
 // Module.Paths): a free-form JSON object body, an envelope answer with
 // status ok, the usual error answers, and no security requirement.
-func PublicOperation(summary, description string, pathParams []string, ok int) map[string]any {
+func PublicOperation(operationID, tag, summary, description string, pathParams []string, ok int) map[string]any {
 	var params []any
 	for _, p := range pathParams {
 		params = append(params, obj{"name": p, "in": "path", "required": true, "schema": obj{"type": "string"}})
 	}
 	return obj{
+		"operationId": operationID, "tags": []any{tag},
 		"summary": summary, "description": description, "parameters": params, "security": []any{},
 		"requestBody": obj{"required": false, "content": obj{"application/json": obj{"schema": obj{"type": "object"}}}},
 		"responses":   responses(ok, envelopeOf(obj{"type": "object"})),
