@@ -233,23 +233,7 @@ func fieldSchema(f *resource.Field, input bool) obj {
 		if max == 0 {
 			max = resource.DefaultMaxLen
 		}
-		s = obj{"type": "string", "maxLength": max}
-		if input && f.Required {
-			s["minLength"] = 1 // blanks only are refused too (validation.required)
-		}
-		if len(f.Enum) > 0 {
-			s["enum"] = toAny(f.Enum)
-		}
-		switch f.Format {
-		case resource.FEmail:
-			s["format"] = "email"
-		case resource.FURL:
-			s["format"] = "uri"
-		case resource.FPhone:
-			s["pattern"] = `^\+[1-9][0-9]{1,14}$`
-		case resource.FCountry:
-			s["pattern"] = "^[A-Z]{2}$"
-		}
+		s = stringSchema(f, input)
 	case resource.TNumber:
 		s = obj{"type": "number"}
 	case resource.TInteger:
@@ -283,6 +267,9 @@ func fieldSchema(f *resource.Field, input bool) obj {
 		s = obj{"anyOf": []any{s, obj{"type": "null"}}}
 	}
 	desc := f.Description
+	if rule := formatRule(f); rule != "" {
+		desc = strings.TrimSpace(desc + " " + rule)
+	}
 	if f.ReadOnly {
 		desc = strings.TrimSpace(desc + " (set by the platform)")
 	}
@@ -293,6 +280,58 @@ func fieldSchema(f *resource.Field, input bool) obj {
 		s["description"] = desc
 	}
 	return s
+}
+
+// stringSchema says in JSON Schema what validation enforces on a string
+// field: a generated client (or an example built from the schema alone)
+// must not send what the server refuses.
+func stringSchema(f *resource.Field, input bool) obj {
+	max := f.MaxLen
+	if max == 0 {
+		max = resource.DefaultMaxLen
+	}
+	s := obj{"type": "string", "maxLength": max}
+	if input && f.Required {
+		// A blank string (whitespace only) is refused as missing.
+		s["minLength"], s["pattern"] = 1, `\S`
+	}
+	if len(f.Enum) > 0 {
+		s["enum"] = toAny(f.Enum)
+	}
+	switch f.Format {
+	case resource.FEmail:
+		s["format"] = "email"
+		s["examples"] = []any{"name@example.com"}
+	case resource.FURL:
+		s["format"], s["pattern"] = "uri", `^https?://[^/?#]+`
+		s["examples"] = []any{"https://example.com/picture.png"}
+	case resource.FPhone:
+		// No valid number is shorter than 6 digits (+98 9601) nor longer than 15.
+		s["pattern"] = `^\+[1-9][0-9]{5,14}$`
+		s["examples"] = []any{"+4930123456"}
+	case resource.FCountry:
+		s["enum"] = toAny(resource.CountryCodes())
+	case resource.FLocale:
+		s["minLength"], s["maxLength"] = 2, min(max, 12)
+		s["examples"] = []any{"en", "de-CH"}
+	}
+	return s
+}
+
+// formatRule describes what a format's schema cannot say.
+func formatRule(f *resource.Field) string {
+	switch f.Format {
+	case resource.FEmail:
+		return "An address as name@example.com: no display name, and a dot in the domain."
+	case resource.FURL:
+		return "An absolute http or https URL."
+	case resource.FPhone:
+		return "E.164 (+, country code, number; no spaces), and a number valid for its country by libphonenumber's " +
+			"metadata: an assigned country code with a number of an allowed length and prefix, e.g. +4930123456 (+385 alone is refused)."
+	case resource.FCountry:
+		return "An assigned ISO 3166-1 alpha-2 code."
+	}
+	return ""
 }
 
 // replaceSchema is the body of a PUT: the input fields plus the record's
