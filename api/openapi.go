@@ -161,7 +161,9 @@ func contentOf(schema obj) obj {
 }
 
 func envelopeOf(payload obj) obj {
-	return obj{"allOf": []any{obj{"$ref": "#/components/schemas/Envelope"}, obj{"type": "object", "properties": obj{"payload": payload}}}}
+	// required again here: generated clients read the parts of an allOf
+	// apart, and would otherwise type the payload as possibly missing.
+	return obj{"allOf": []any{obj{"$ref": "#/components/schemas/Envelope"}, obj{"type": "object", "required": []any{"payload"}, "properties": obj{"payload": payload}}}}
 }
 
 func listParams(r *resource.Resource) []any {

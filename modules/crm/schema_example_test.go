@@ -3,8 +3,6 @@ package crm_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -55,13 +53,8 @@ func TestExampleFromTheSchemaIsAccepted(t *testing.T) {
 }
 
 func publishedSchemas(t *testing.T, url string) map[string]any {
-	res, err := http.Get(url)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
 	var doc map[string]any
-	require.NoError(t, json.Unmarshal(b, &doc))
+	require.NoError(t, json.Unmarshal(fetchDocument(t, url), &doc))
 	return doc["components"].(map[string]any)["schemas"].(map[string]any)
 }
 
