@@ -52,13 +52,14 @@ func (s *Server) openAPIDoc(m *Module, resources []*resource.Resource, title str
 			paths[p] = item
 		}
 	}
-	schemas := obj{"Envelope": envelopeSchema(), "ErrorEnvelope": errorEnvelopeSchema()}
+	schemas := obj{"Envelope": envelopeSchema(), "ErrorEnvelope": errorEnvelopeSchema(),
+		"Status": obj{"type": "string", "enum": []any{"success", "error"}}}
 	for _, r := range resources {
 		name := schemaName(r)
 		schemas[name] = recordSchema(r.Fields, false)
 		schemas[name+"Input"] = recordSchema(r.Fields, true)
 		schemas[name+"Replace"] = replaceSchema(r.Fields)
-		for p, item := range resourcePaths(r, name, s.svc.Registry) {
+		for p, item := range resourcePaths(r, name, s.svc.Registry, schemas) {
 			paths[p] = item
 		}
 	}
@@ -80,7 +81,7 @@ func schemaName(r *resource.Resource) string {
 	return strings.ToUpper(r.Plural[:1]) + r.Plural[1:]
 }
 
-func resourcePaths(r *resource.Resource, name string, reg *resource.Registry) obj {
+func resourcePaths(r *resource.Resource, name string, reg *resource.Registry, schemas obj) obj {
 	ref := func(n string) obj { return obj{"$ref": "#/components/schemas/" + n} }
 	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string", "pattern": "^[0-9a-fA-F]{24}$"}}
 	if r.Key != "" {
@@ -139,7 +140,14 @@ func resourcePaths(r *resource.Resource, name string, reg *resource.Registry) ob
 		// target's list parameters; a target that is not active answers 404.
 		items, params, right := obj{"type": "object"}, pageParams(), r.Right("view")+"` and `"+reg.RelationRight(rel)
 		if t := reg.Get(rel.TargetModule(), rel.TargetPlural()); t != nil {
-			items, params = recordSchema(t.Fields, false), listParams(t)
+			// By reference, also for another module's target: generated
+			// clients then share one type (oapi-codegen leaves the enums of
+			// an inline copy undefined).
+			target := schemaName(t)
+			if _, ok := schemas[target]; !ok {
+				schemas[target] = recordSchema(t.Fields, false)
+			}
+			items, params = ref(target), listParams(t)
 		}
 		out[base+"/{id}/"+rel.Rel] = obj{"get": op(opID(rel.Rel, "list"), "List the "+rel.Rel+" of a "+r.Title, right,
 			append([]any{idParam}, params...), nil, 200, envelopeOf(obj{"type": "array", "items": items}))}
@@ -368,7 +376,9 @@ func envelopeSchema() obj {
 				"version":      obj{"type": "object", "required": []any{"host", "core"}, "properties": obj{"host": str, "core": str}},
 				"rateLimit":    obj{"type": "object", "properties": obj{"limit": str, "reset": str, "remaining": str, "resetDate": str}},
 				"responseTime": obj{"type": "number"}, "code": obj{"type": "integer"},
-				"status": obj{"type": "string", "enum": []any{"success", "error"}}, "error": obj{"type": "boolean"},
+				// A named schema: oapi-codegen leaves an inline enum undefined when
+				// allOf merges the envelope into each answer's YAML type.
+				"status": obj{"$ref": "#/components/schemas/Status"}, "error": obj{"type": "boolean"},
 				"page": obj{"type": "integer"}, "limit": obj{"type": "integer"}, "total": obj{"type": "integer"},
 			}},
 	}}
