@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -51,18 +52,20 @@ func (s *Server) openAPIDoc(m *Module, resources []*resource.Resource, title str
 			paths[p] = item
 		}
 	}
-	schemas := obj{"Envelope": envelopeSchema(), "ErrorEnvelope": errorEnvelopeSchema()}
+	schemas := obj{"Envelope": envelopeSchema(), "ErrorEnvelope": errorEnvelopeSchema(),
+		"Status": obj{"type": "string", "enum": []any{"success", "error"}}}
 	for _, r := range resources {
 		name := schemaName(r)
 		schemas[name] = recordSchema(r.Fields, false)
 		schemas[name+"Input"] = recordSchema(r.Fields, true)
 		schemas[name+"Replace"] = replaceSchema(r.Fields)
-		for p, item := range resourcePaths(r, name, s.svc.Registry) {
+		for p, item := range resourcePaths(r, name, s.svc.Registry, schemas) {
 			paths[p] = item
 		}
 	}
 	return obj{
 		"openapi": "3.1.0",
+		"tags":    documentTags(resources, paths),
 		"info":    obj{"title": title, "version": m.Version, "description": "Generated from the resource declarations of the " + m.Name + " module."},
 		"servers": []any{obj{"url": s.cfg.ModuleBaseURL(m.HostLabel)}, obj{"url": s.cfg.GatewayURL + "/" + m.Name}},
 		"paths":   paths,
@@ -78,7 +81,7 @@ func schemaName(r *resource.Resource) string {
 	return strings.ToUpper(r.Plural[:1]) + r.Plural[1:]
 }
 
-func resourcePaths(r *resource.Resource, name string, reg *resource.Registry) obj {
+func resourcePaths(r *resource.Resource, name string, reg *resource.Registry, schemas obj) obj {
 	ref := func(n string) obj { return obj{"$ref": "#/components/schemas/" + n} }
 	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string", "pattern": "^[0-9a-fA-F]{24}$"}}
 	if r.Key != "" {
@@ -91,8 +94,12 @@ func resourcePaths(r *resource.Resource, name string, reg *resource.Registry) ob
 	// PUT /{plural} names the record by _id in the body; PUT /{plural}/:id accepts it when equal to the path's.
 	replaceBody := obj{"required": true, "content": obj{"application/json": obj{"schema": ref(name + "Replace")}}}
 	replaceByID := obj{"required": true, "content": obj{"application/json": obj{"schema": obj{"allOf": []any{ref(name + "Replace"), obj{"required": []any{"_id"}}}}}}}
-	op := func(summary, right string, params []any, reqBody obj, ok int, okSchema obj) obj {
-		o := obj{"summary": summary, "description": "Needs the right `" + right + "`.", "responses": responses(ok, okSchema)}
+	// Generated clients name their methods after operationId and group them
+	// by tag: <module>.<plural>.<verb> is stable as long as the declaration is.
+	opID := func(parts ...string) string { return strings.Join(append([]string{r.Module, r.Plural}, parts...), ".") }
+	op := func(id, summary, right string, params []any, reqBody obj, ok int, okSchema obj) obj {
+		o := obj{"operationId": id, "tags": []any{r.Plural}, "summary": summary,
+			"description": "Needs the right `" + right + "`.", "responses": responses(ok, okSchema)}
 		// Every answer can be negotiated with ?format= as well as Accept.
 		o["parameters"] = append(append([]any{}, params...), formatParam())
 		if reqBody != nil {
@@ -100,15 +107,15 @@ func resourcePaths(r *resource.Resource, name string, reg *resource.Registry) ob
 		}
 		return o
 	}
-	coll := obj{"get": op("List "+r.Plural, r.Right("view"), listParams(r), nil, 200, many)}
-	item := obj{"get": op("Get one "+r.Title, r.Right("view"), []any{idParam, fieldsParam()}, nil, 200, one)}
+	coll := obj{"get": op(opID("list"), "List "+r.Plural, r.Right("view"), listParams(r), nil, 200, many)}
+	item := obj{"get": op(opID("get"), "Get one "+r.Title, r.Right("view"), []any{idParam, fieldsParam()}, nil, 200, one)}
 	if !r.ReadOnly {
-		coll["post"] = op("Create a "+r.Title, r.Right("create"), nil, body, 201, one)
-		coll["put"] = op("Replace a "+r.Title+" identified by _id in the body", r.Right("edit"), nil, replaceByID, 200, one)
-		item["put"] = op("Replace a "+r.Title, r.Right("edit"), []any{idParam}, replaceBody, 200, one)
-		item["patch"] = op("Change fields of a "+r.Title+" (JSON merge patch; null removes)", r.Right("edit"), []any{idParam},
+		coll["post"] = op(opID("create"), "Create a "+r.Title, r.Right("create"), nil, body, 201, one)
+		coll["put"] = op(opID("replaceFromBody"), "Replace a "+r.Title+" identified by _id in the body", r.Right("edit"), nil, replaceByID, 200, one)
+		item["put"] = op(opID("replace"), "Replace a "+r.Title, r.Right("edit"), []any{idParam}, replaceBody, 200, one)
+		item["patch"] = op(opID("patch"), "Change fields of a "+r.Title+" (JSON merge patch; null removes)", r.Right("edit"), []any{idParam},
 			obj{"required": true, "content": obj{"application/merge-patch+json": obj{"schema": obj{"type": "object"}}, "application/json": obj{"schema": obj{"type": "object"}}}}, 200, one)
-		item["delete"] = op("Delete a "+r.Title, r.Right("delete"), []any{idParam}, nil, 200, one)
+		item["delete"] = op(opID("delete"), "Delete a "+r.Title, r.Right("delete"), []any{idParam}, nil, 200, one)
 	}
 	base := "/" + r.Plural
 	out := obj{base: coll, base + "/{id}": item}
@@ -122,7 +129,7 @@ func resourcePaths(r *resource.Resource, name string, reg *resource.Registry) ob
 		if a.Event != "" {
 			summary += fmt.Sprintf(" (emits %s.%s)", r.Plural, a.Event)
 		}
-		out[base+"/{id}/actions/"+a.Name] = obj{"post": op(summary, r.ActionRight(a), []any{idParam}, ab, 200, envelopeOf(obj{}))}
+		out[base+"/{id}/actions/"+a.Name] = obj{"post": op(opID(a.Name), summary, r.ActionRight(a), []any{idParam}, ab, 200, envelopeOf(obj{}))}
 	}
 	for i := range r.Relations {
 		rel := &r.Relations[i]
@@ -133,9 +140,16 @@ func resourcePaths(r *resource.Resource, name string, reg *resource.Registry) ob
 		// target's list parameters; a target that is not active answers 404.
 		items, params, right := obj{"type": "object"}, pageParams(), r.Right("view")+"` and `"+reg.RelationRight(rel)
 		if t := reg.Get(rel.TargetModule(), rel.TargetPlural()); t != nil {
-			items, params = recordSchema(t.Fields, false), listParams(t)
+			// By reference, also for another module's target: generated
+			// clients then share one type (oapi-codegen leaves the enums of
+			// an inline copy undefined).
+			target := schemaName(t)
+			if _, ok := schemas[target]; !ok {
+				schemas[target] = recordSchema(t.Fields, false)
+			}
+			items, params = ref(target), listParams(t)
 		}
-		out[base+"/{id}/"+rel.Rel] = obj{"get": op("List the "+rel.Rel+" of a "+r.Title, right,
+		out[base+"/{id}/"+rel.Rel] = obj{"get": op(opID(rel.Rel, "list"), "List the "+rel.Rel+" of a "+r.Title, right,
 			append([]any{idParam}, params...), nil, 200, envelopeOf(obj{"type": "array", "items": items}))}
 	}
 	return out
@@ -155,7 +169,9 @@ func contentOf(schema obj) obj {
 }
 
 func envelopeOf(payload obj) obj {
-	return obj{"allOf": []any{obj{"$ref": "#/components/schemas/Envelope"}, obj{"type": "object", "properties": obj{"payload": payload}}}}
+	// required again here: generated clients read the parts of an allOf
+	// apart, and would otherwise type the payload as possibly missing.
+	return obj{"allOf": []any{obj{"$ref": "#/components/schemas/Envelope"}, obj{"type": "object", "required": []any{"payload"}, "properties": obj{"payload": payload}}}}
 }
 
 func listParams(r *resource.Resource) []any {
@@ -227,23 +243,7 @@ func fieldSchema(f *resource.Field, input bool) obj {
 		if max == 0 {
 			max = resource.DefaultMaxLen
 		}
-		s = obj{"type": "string", "maxLength": max}
-		if input && f.Required {
-			s["minLength"] = 1 // blanks only are refused too (validation.required)
-		}
-		if len(f.Enum) > 0 {
-			s["enum"] = toAny(f.Enum)
-		}
-		switch f.Format {
-		case resource.FEmail:
-			s["format"] = "email"
-		case resource.FURL:
-			s["format"] = "uri"
-		case resource.FPhone:
-			s["pattern"] = `^\+[1-9][0-9]{1,14}$`
-		case resource.FCountry:
-			s["pattern"] = "^[A-Z]{2}$"
-		}
+		s = stringSchema(f, input)
 	case resource.TNumber:
 		s = obj{"type": "number"}
 	case resource.TInteger:
@@ -277,6 +277,9 @@ func fieldSchema(f *resource.Field, input bool) obj {
 		s = obj{"anyOf": []any{s, obj{"type": "null"}}}
 	}
 	desc := f.Description
+	if rule := formatRule(f); rule != "" {
+		desc = strings.TrimSpace(desc + " " + rule)
+	}
 	if f.ReadOnly {
 		desc = strings.TrimSpace(desc + " (set by the platform)")
 	}
@@ -287,6 +290,58 @@ func fieldSchema(f *resource.Field, input bool) obj {
 		s["description"] = desc
 	}
 	return s
+}
+
+// stringSchema says in JSON Schema what validation enforces on a string
+// field: a generated client (or an example built from the schema alone)
+// must not send what the server refuses.
+func stringSchema(f *resource.Field, input bool) obj {
+	max := f.MaxLen
+	if max == 0 {
+		max = resource.DefaultMaxLen
+	}
+	s := obj{"type": "string", "maxLength": max}
+	if input && f.Required {
+		// A blank string (whitespace only) is refused as missing.
+		s["minLength"], s["pattern"] = 1, `\S`
+	}
+	if len(f.Enum) > 0 {
+		s["enum"] = toAny(f.Enum)
+	}
+	switch f.Format {
+	case resource.FEmail:
+		s["format"] = "email"
+		s["examples"] = []any{"name@example.com"}
+	case resource.FURL:
+		s["format"], s["pattern"] = "uri", `^https?://[^/?#]+`
+		s["examples"] = []any{"https://example.com/picture.png"}
+	case resource.FPhone:
+		// No valid number is shorter than 6 digits (+98 9601) nor longer than 15.
+		s["pattern"] = `^\+[1-9][0-9]{5,14}$`
+		s["examples"] = []any{"+4930123456"}
+	case resource.FCountry:
+		s["enum"] = toAny(resource.CountryCodes())
+	case resource.FLocale:
+		s["minLength"], s["maxLength"] = 2, min(max, 12)
+		s["examples"] = []any{"en", "de-CH"}
+	}
+	return s
+}
+
+// formatRule describes what a format's schema cannot say.
+func formatRule(f *resource.Field) string {
+	switch f.Format {
+	case resource.FEmail:
+		return "An address as name@example.com: no display name, and a dot in the domain."
+	case resource.FURL:
+		return "An absolute http or https URL."
+	case resource.FPhone:
+		return "E.164 (+, country code, number; no spaces), and a number valid for its country by libphonenumber's " +
+			"metadata: an assigned country code with a number of an allowed length and prefix, e.g. +4930123456 (+385 alone is refused)."
+	case resource.FCountry:
+		return "An assigned ISO 3166-1 alpha-2 code."
+	}
+	return ""
 }
 
 // replaceSchema is the body of a PUT: the input fields plus the record's
@@ -321,7 +376,9 @@ func envelopeSchema() obj {
 				"version":      obj{"type": "object", "required": []any{"host", "core"}, "properties": obj{"host": str, "core": str}},
 				"rateLimit":    obj{"type": "object", "properties": obj{"limit": str, "reset": str, "remaining": str, "resetDate": str}},
 				"responseTime": obj{"type": "number"}, "code": obj{"type": "integer"},
-				"status": obj{"type": "string", "enum": []any{"success", "error"}}, "error": obj{"type": "boolean"},
+				// A named schema: oapi-codegen leaves an inline enum undefined when
+				// allOf merges the envelope into each answer's YAML type.
+				"status": obj{"$ref": "#/components/schemas/Status"}, "error": obj{"type": "boolean"},
 				"page": obj{"type": "integer"}, "limit": obj{"type": "integer"}, "total": obj{"type": "integer"},
 			}},
 	}}
@@ -331,15 +388,66 @@ func errorEnvelopeSchema() obj {
 	return obj{"allOf": []any{obj{"$ref": "#/components/schemas/Envelope"}, obj{"type": "object", "properties": obj{"payload": obj{"type": "null"}}}}}
 }
 
+// documentTags lists the tags operations use, with descriptions: one per
+// resource, then any other tag a module route uses (generated clients make
+// a class or namespace of each).
+func documentTags(resources []*resource.Resource, paths obj) []any {
+	var out []any
+	seen := map[string]bool{}
+	for _, r := range resources {
+		seen[r.Plural] = true
+		out = append(out, obj{"name": r.Plural, "description": tagDescription(r)})
+	}
+	for _, p := range sortedKeys(paths) {
+		for _, m := range sortedKeys(paths[p].(obj)) {
+			tags, _ := paths[p].(obj)[m].(obj)["tags"].([]any)
+			for _, t := range tags {
+				if name, _ := t.(string); name != "" && !seen[name] {
+					seen[name] = true
+					out = append(out, obj{"name": name, "description": "Routes of the module beyond its resources."})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func tagDescription(r *resource.Resource) string {
+	if r.ReadOnly {
+		return "The " + r.Title + " records (read-only: written by the platform)."
+	}
+	return "The " + r.Title + " records."
+}
+
+func sortedKeys(m obj) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ModuleNames lists the mounted modules, sorted (tests walk their documents).
+func (s *Server) ModuleNames() []string {
+	names := make([]string, 0, len(s.modules))
+	for n := range s.modules {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
 // PublicOperation describes an unauthenticated route of a module (for
 // Module.Paths): a free-form JSON object body, an envelope answer with
 // status ok, the usual error answers, and no security requirement.
-func PublicOperation(summary, description string, pathParams []string, ok int) map[string]any {
+func PublicOperation(operationID, tag, summary, description string, pathParams []string, ok int) map[string]any {
 	var params []any
 	for _, p := range pathParams {
 		params = append(params, obj{"name": p, "in": "path", "required": true, "schema": obj{"type": "string"}})
 	}
 	return obj{
+		"operationId": operationID, "tags": []any{tag},
 		"summary": summary, "description": description, "parameters": params, "security": []any{},
 		"requestBody": obj{"required": false, "content": obj{"application/json": obj{"schema": obj{"type": "object"}}}},
 		"responses":   responses(ok, envelopeOf(obj{"type": "object"})),

@@ -1,6 +1,9 @@
 package resource
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // iso3166 holds the officially assigned ISO 3166-1 alpha-2 codes.
 var iso3166 = func() map[string]bool {
@@ -17,3 +20,15 @@ var iso3166 = func() map[string]bool {
 	}
 	return m
 }()
+
+// CountryCodes lists the assigned ISO 3166-1 alpha-2 codes, sorted: the
+// OpenAPI documents give them as the enum of country fields, from this one
+// list that validation uses too.
+func CountryCodes() []string {
+	out := make([]string, 0, len(iso3166))
+	for c := range iso3166 {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -31,7 +31,7 @@ func hookRoutes(d Deps) func(r *api.ModuleRouter) {
 
 func hookPaths() map[string]any {
 	return map[string]any{"/hooks/{id}/{token}": map[string]any{"post": api.PublicOperation(
-		"Call a webhook trigger",
+		"automation.triggers.call", "triggers", "Call a webhook trigger",
 		"Starts a run of every active pipeline using the trigger, with the JSON body (an object) as the event data. "+
 			"The URL (from the trigger's create or rotateToken answer) is the credential: no bearer token. "+
 			"A wrong token, an unknown or an inactive trigger answer 404; past PLATFORM_HOOK_RATE_LIMIT calls a minute, 429.",
