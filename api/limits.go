@@ -3,10 +3,8 @@ package api
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -34,7 +32,7 @@ type identity struct {
 // budget, every other call against its client address.
 func (s *Server) limit(c *gin.Context) {
 	id := s.identify(c)
-	d, err := s.take(c.Request.Context(), id.principal, clientAddress(c.Request))
+	d, err := s.take(c.Request.Context(), id.principal, ClientAddress(c.Request))
 	if err != nil {
 		s.renderError(c, NewError(http.StatusServiceUnavailable, resource.CodeUnavailable, "", "rate limiter unavailable").WithCause(err))
 		c.Abort()
@@ -139,30 +137,6 @@ func tooManyRequests(d LimitInfo) *Error {
 // secondsUntil rounds up, so a client that waits that long is in the next window.
 func secondsUntil(t time.Time) int {
 	return max(int(time.Until(t).Seconds()+0.999), 0)
-}
-
-// clientAddress is the caller's IP. X-Forwarded-For is believed only from
-// a loopback or private peer (the gateway in front of the replicas), and
-// then only its last hop, which that proxy appended itself: a client
-// cannot pick its own anonymous bucket.
-func clientAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	ip := net.ParseIP(host)
-	if ip == nil || !(ip.IsLoopback() || ip.IsPrivate()) {
-		return host
-	}
-	xff := r.Header.Get("X-Forwarded-For")
-	if xff == "" {
-		return host
-	}
-	parts := strings.Split(xff, ",")
-	if last := strings.TrimSpace(parts[len(parts)-1]); net.ParseIP(last) != nil {
-		return last
-	}
-	return host
 }
 
 // authenticate answers 401 (or 503 when tokens cannot be verified) unless

@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/ory/fosite"
 
+	"platform/api"
 	"platform/kernel/tenant"
 	"platform/modules/audit/trail"
 	"platform/modules/identity"
@@ -144,7 +145,7 @@ func (s *Service) unavailable(c *gin.Context, err error) {
 // signed-in session and shows the consent screen (post/redirect/get).
 func (s *Service) login(c *gin.Context, ar fosite.AuthorizeRequester, app *identity.App, b *browserSession) {
 	ctx := c.Request.Context()
-	email, addr := clip(c.PostForm("email"), 320), clientAddress(c.Request)
+	email, addr := clip(c.PostForm("email"), 320), api.ClientAddress(c.Request)
 	rec := trail.Record{Customer: app.Customer, Action: "oauth.signin", Target: email, ClientAddress: addr,
 		ActorType: "anonymous", Outcome: trail.Failure, Details: map[string]any{"client_id": app.ClientID}}
 	claims, wait, err := s.throttle.admit(ctx, s.throttle.keys(app.Customer, email, addr))

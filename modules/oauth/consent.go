@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/ory/fosite"
 
+	"platform/api"
 	"platform/kernel/auth"
 	"platform/kernel/tenant"
 	"platform/modules/audit/trail"
@@ -96,7 +97,7 @@ func (s *Service) approve(c *gin.Context, ar fosite.AuthorizeRequester, app *ide
 		return
 	}
 	s.audit(ctx, trail.Record{Customer: app.Customer, Action: "oauth.consent", Actor: b.User, ActorType: "user",
-		Target: app.ClientID, Outcome: trail.Success, ClientAddress: clientAddress(c.Request),
+		Target: app.ClientID, Outcome: trail.Success, ClientAddress: api.ClientAddress(c.Request),
 		Details: map[string]any{"scope": strings.Join(g.scopes, " ")}})
 	s.provider.WriteAuthorizeResponse(ctx, c.Writer, ar, resp)
 }
@@ -105,7 +106,7 @@ func (s *Service) approve(c *gin.Context, ar fosite.AuthorizeRequester, app *ide
 func (s *Service) deny(c *gin.Context, ar fosite.AuthorizeRequester, app *identity.App, b *browserSession) {
 	ctx := c.Request.Context()
 	s.audit(ctx, trail.Record{Customer: app.Customer, Action: "oauth.consent", Actor: b.User, ActorType: "user",
-		Target: app.ClientID, Outcome: trail.Failure, ClientAddress: clientAddress(c.Request),
+		Target: app.ClientID, Outcome: trail.Failure, ClientAddress: api.ClientAddress(c.Request),
 		Details: map[string]any{"reason": "denied by the user"}})
 	s.provider.WriteAuthorizeError(ctx, c.Writer, ar, fosite.ErrAccessDenied.WithHint("The user denied the request."))
 }

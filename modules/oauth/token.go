@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/ory/fosite"
 
+	"platform/api"
 	"platform/kernel/store"
 	"platform/modules/audit/trail"
 	"platform/modules/oauth/scopes"
@@ -151,7 +152,7 @@ func (s *Service) tokenFailed(ctx context.Context, c *gin.Context, ar fosite.Acc
 	}
 	if n.reuse == "code" {
 		s.audit(ctx, trail.Record{Customer: n.customer, Action: "oauth.code_reuse", Actor: n.clientID, ActorType: "app",
-			Target: n.family, Outcome: trail.Failure, ClientAddress: clientAddress(c.Request),
+			Target: n.family, Outcome: trail.Failure, ClientAddress: api.ClientAddress(c.Request),
 			Details: map[string]any{"effect": "every token issued from the code was revoked"}})
 	}
 	if ar != nil && ar.GetGrantTypes().ExactOne("refresh_token") && errors.Is(err, fosite.ErrInvalidGrant) && isReuse(err) {
@@ -165,7 +166,7 @@ func isReuse(err error) bool {
 }
 
 func (s *Service) auditRefreshReuse(ctx context.Context, c *gin.Context, ar fosite.AccessRequester) {
-	rec := trail.Record{Action: "oauth.refresh_reuse", ActorType: "app", Outcome: trail.Failure, ClientAddress: clientAddress(c.Request),
+	rec := trail.Record{Action: "oauth.refresh_reuse", ActorType: "app", Outcome: trail.Failure, ClientAddress: api.ClientAddress(c.Request),
 		Details: map[string]any{"effect": "every token of the family was revoked"}}
 	sig := s.refreshSignature(ctx, ar.GetRequestForm().Get("refresh_token"))
 	if prior, err := s.storage.GetRefreshTokenSession(ctx, sig, nil); prior != nil {
@@ -186,7 +187,7 @@ func (s *Service) auditToken(ctx context.Context, c *gin.Context, ar fosite.Acce
 		return
 	}
 	rec := trail.Record{Customer: sess.Customer, Action: "oauth.token", Actor: sess.User, ActorType: "user",
-		Target: ar.GetClient().GetID(), Outcome: trail.Success, ClientAddress: clientAddress(c.Request),
+		Target: ar.GetClient().GetID(), Outcome: trail.Success, ClientAddress: api.ClientAddress(c.Request),
 		Details: map[string]any{"grant_type": strings.Join(ar.GetGrantTypes(), " "), "scope": strings.Join(ar.GetGrantedScopes(), " "), "family": ar.GetID()}}
 	if sess.User == "" {
 		rec.Actor, rec.ActorType = ar.GetClient().GetID(), "app"
@@ -205,7 +206,7 @@ func (s *Service) revoke(c *gin.Context) {
 	}
 	if app, aerr := s.d.Identity.AppByClientID(ctx, clientID); aerr == nil {
 		rec := trail.Record{Customer: app.Customer, Action: "oauth.revoke", Actor: clientID, ActorType: "app",
-			Target: strings.Join(n.revoked, " "), Outcome: trail.Success, ClientAddress: clientAddress(c.Request),
+			Target: strings.Join(n.revoked, " "), Outcome: trail.Success, ClientAddress: api.ClientAddress(c.Request),
 			Details: map[string]any{"token_type_hint": c.Request.PostForm.Get("token_type_hint")}}
 		if err != nil {
 			rec.Outcome, rec.Details["error"] = trail.Failure, fosite.ErrorToRFC6749Error(err).ErrorField
