@@ -16,6 +16,7 @@ import (
 	"platform/kernel/query"
 	"platform/kernel/resource"
 	"platform/kernel/store"
+	"platform/kernel/temporalx"
 	"platform/kernel/tenant"
 	"platform/modules/automation/webhook"
 	"platform/workflows/contract"
@@ -91,7 +92,7 @@ func (r attempt) summary() string {
 
 // post sends the message once, heartbeating while it waits.
 func (a *Activities) post(ctx context.Context, t webhook.Target, m webhook.Message) attempt {
-	stop := heartbeat(ctx)
+	stop := temporalx.Heartbeat(ctx, HeartbeatEvery)
 	defer stop()
 	start := time.Now()
 	code, err := a.send(ctx, t, m, start)
@@ -146,26 +147,6 @@ type refuseAll struct{}
 
 func (refuseAll) RoundTrip(*http.Request) (*http.Response, error) {
 	return nil, errors.New("outbound calls are not configured in this process")
-}
-
-// heartbeat records a heartbeat every HeartbeatEvery until stopped.
-func heartbeat(ctx context.Context) (stop func()) {
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(HeartbeatEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				activity.RecordHeartbeat(ctx)
-			}
-		}
-	}()
-	return func() { close(done) }
 }
 
 // targetOf reads where and how a webhook receives.

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/activity"
-
 	"platform/kernel/auth"
 	"platform/kernel/events"
 	"platform/kernel/jsonlimit"
@@ -21,6 +19,7 @@ import (
 	"platform/kernel/resource"
 	"platform/kernel/store"
 	"platform/kernel/template"
+	"platform/kernel/temporalx"
 	"platform/kernel/tenant"
 	"platform/workflows/contract"
 )
@@ -50,7 +49,7 @@ func (a *Activities) RunHTTP(ctx context.Context, in contract.StepInput) (contra
 		return contract.StepOutput{}, sc.fail("request", true, err, input)
 	}
 	timeout := time.Duration(s.HTTPTimeoutMs()) * time.Millisecond
-	stop := heartbeat(ctx)
+	stop := temporalx.Heartbeat(ctx, HTTPHeartbeatEvery)
 	defer stop()
 	res, err := a.Outbound.Client(timeout).Do(req)
 	if err != nil {
@@ -77,26 +76,6 @@ func (a *Activities) RunHTTP(ctx context.Context, in contract.StepInput) (contra
 // request runs: a run's cancellation reaches the activity only through a
 // heartbeat, and cancels the request's context.
 const HTTPHeartbeatEvery = time.Second
-
-// heartbeat records a heartbeat every HTTPHeartbeatEvery until stopped.
-func heartbeat(ctx context.Context) (stop func()) {
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(HTTPHeartbeatEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				activity.RecordHeartbeat(ctx)
-			}
-		}
-	}()
-	return func() { close(done) }
-}
 
 func newStepRequest(ctx context.Context, method, url string, headers map[string]string, body any) (*http.Request, error) {
 	var r io.Reader
