@@ -27,13 +27,19 @@ func (a *App) MaintenanceActivities() *maintenance.Activities {
 // workflows.OAuthSweep on taskQueue every PLATFORM_OAUTH_SWEEP_INTERVAL.
 // A sweep still running at the next tick makes that tick skip.
 func (a *App) PutOAuthSweepSchedule(ctx context.Context, taskQueue string) error {
-	id := OAuthSweepScheduleID(taskQueue)
+	return a.putHousekeeping(ctx, OAuthSweepScheduleID(taskQueue), contract.WorkflowOAuthSweep, a.Config.OAuthSweepInterval, taskQueue)
+}
+
+// putHousekeeping puts the schedule id that runs workflow on taskQueue
+// every interval. A run still going at the next tick makes that tick skip;
+// after an outage, one run catches up on everything.
+func (a *App) putHousekeeping(ctx context.Context, id, workflow string, every time.Duration, taskQueue string) error {
 	return temporalx.PutSchedule(ctx, a.Temporal, client.ScheduleOptions{
 		ID:            id,
-		Spec:          client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: a.Config.OAuthSweepInterval}}},
-		Action:        &client.ScheduleWorkflowAction{ID: id, Workflow: contract.WorkflowOAuthSweep, TaskQueue: taskQueue},
+		Spec:          client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: every}}},
+		Action:        &client.ScheduleWorkflowAction{ID: id, Workflow: workflow, TaskQueue: taskQueue},
 		Overlap:       enums.SCHEDULE_OVERLAP_POLICY_SKIP,
-		CatchupWindow: time.Minute, // after an outage, one sweep catches up on everything
+		CatchupWindow: time.Minute,
 	})
 }
 

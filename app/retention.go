@@ -2,12 +2,7 @@ package app
 
 import (
 	"context"
-	"time"
 
-	"go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
-
-	"platform/kernel/temporalx"
 	"platform/modules/automation"
 	"platform/workflows/contract"
 )
@@ -30,12 +25,5 @@ func (a *App) retention() *automation.Retention {
 // workflows.Retention on taskQueue every PLATFORM_RETENTION_INTERVAL. A
 // run still going at the next tick makes that tick skip.
 func (a *App) PutRetentionSchedule(ctx context.Context, taskQueue string) error {
-	id := RetentionScheduleID(taskQueue)
-	return temporalx.PutSchedule(ctx, a.Temporal, client.ScheduleOptions{
-		ID:            id,
-		Spec:          client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: a.Config.RetentionInterval}}},
-		Action:        &client.ScheduleWorkflowAction{ID: id, Workflow: contract.WorkflowRetention, TaskQueue: taskQueue},
-		Overlap:       enums.SCHEDULE_OVERLAP_POLICY_SKIP,
-		CatchupWindow: time.Minute, // after an outage, one run catches up on everything
-	})
+	return a.putHousekeeping(ctx, RetentionScheduleID(taskQueue), contract.WorkflowRetention, a.Config.RetentionInterval, taskQueue)
 }
