@@ -31,6 +31,10 @@ type Resource struct {
 	// Rights.Export): lists answered as CSV or YAML, and any bulk export,
 	// need it besides the view right.
 	Export bool
+	// Grants are rights the resource declares beyond its verbs, export
+	// and actions (config.credentials.use: a pipeline may read a
+	// credential's values), so tokens and apps can be granted them.
+	Grants []Grant
 
 	// Key, when set, names a unique string field that addresses a record
 	// wherever its id does (/flags/:slug): its values may not look like
@@ -51,6 +55,9 @@ type Resource struct {
 
 	byName map[string]*Field // filled by complete(); present() looks up every key of every record
 }
+
+// Grant is a declared right and what it allows, in plain words.
+type Grant struct{ Right, Title string }
 
 // Rights names the right each verb needs.
 type Rights struct {

@@ -40,6 +40,7 @@ func Credentials(d Deps) *resource.Resource {
 	h := &handlers{d: d}
 	return &resource.Resource{
 		Plural: credentials.Collection, Title: "credential",
+		Grants: []resource.Grant{{Right: credentials.RightUse, Title: "use in pipelines"}},
 		Fields: []resource.Field{
 			{Name: "name", Type: resource.TString, Required: true, MaxLen: 200, Unique: true, Filter: true, Sort: true,
 				Description: "unique per customer; pipeline templates read the values as {{secrets.<name>.<key>}}"},

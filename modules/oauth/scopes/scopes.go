@@ -40,7 +40,8 @@ type Catalog struct {
 var verbWords = map[string]string{"view": "see", "create": "create", "edit": "change", "delete": "delete"}
 
 // NewCatalog lists the rights of every resource: view, create, edit and
-// delete (view only for read-only ones) plus the actions' own rights.
+// delete (view only for read-only ones), export where declared, the
+// actions' own rights and the resource's further grants.
 func NewCatalog(reg *resource.Registry) *Catalog {
 	c := &Catalog{byRight: map[string]Entry{}}
 	for _, r := range reg.All() {
@@ -51,10 +52,16 @@ func NewCatalog(reg *resource.Registry) *Catalog {
 		for _, v := range verbs {
 			c.add(Entry{Right: r.Right(v), Module: r.Module, Resource: r.Plural, Verb: v, Text: verbWords[v]})
 		}
+		if r.Export {
+			c.add(Entry{Right: r.Right("export"), Module: r.Module, Resource: r.Plural, Verb: "export", Text: "export as CSV or YAML"})
+		}
 		for i := range r.Actions {
 			a := &r.Actions[i]
 			right := r.ActionRight(a)
 			c.add(Entry{Right: right, Module: r.Module, Resource: r.Plural, Verb: lastSegment(right), Text: a.Title})
+		}
+		for _, g := range r.Grants {
+			c.add(Entry{Right: g.Right, Module: r.Module, Resource: r.Plural, Verb: lastSegment(g.Right), Text: g.Title})
 		}
 	}
 	return c // entries stay in declaration order: module, resource, then view, create, edit, delete, actions

@@ -54,3 +54,17 @@ func TestDescribeInPlainWords(t *testing.T) {
 		{Module: "Marketing", Lines: []string{"Maillogs: see"}},
 	}, g)
 }
+
+// TestExportAndGrantsAreRights: a token or app can only be given rights
+// the catalog lists, so an export right or a declared grant (a pipeline's
+// use of credentials) missing from it could never be granted.
+func TestExportAndGrantsAreRights(t *testing.T) {
+	reg := resource.NewRegistry()
+	reg.Add("marketing", &resource.Resource{Plural: "maillogs", Title: "mail log", ReadOnly: true, Export: true})
+	reg.Add("config", &resource.Resource{Plural: "credentials", Title: "credential",
+		Grants: []resource.Grant{{Right: "config.credentials.use", Title: "use in pipelines"}}})
+	c := scopes.NewCatalog(reg)
+	require.True(t, c.Valid("marketing.maillogs.export"))
+	require.True(t, c.Valid("config.credentials.use"))
+	require.Equal(t, []string{"config.credentials.use"}, c.Grant([]string{"config.credentials.use"}, []string{"config.*"}, []string{"*"}, false))
+}
