@@ -202,6 +202,14 @@ func TestCredentialValidation(t *testing.T) {
 	require.Contains(t, string(r.Body), `"field":"credentials"`)
 	r = p.Do("PATCH", "/config/credentials/"+id, tok, map[string]any{"type": "Bad Type"})
 	require.Equal(t, 422, r.Status)
+	for _, method := range []string{"PATCH", "PUT"} {
+		body := smtpCredential("c-smtp")
+		body["_status"] = "revoked"
+		r = p.Do(method, "/config/credentials/"+id, tok, body)
+		require.Equal(t, 422, r.Status, "%s: the state is the platform's: %s", method, r.Body)
+		require.Contains(t, string(r.Body), `"field":"_status"`)
+	}
+	require.Equal(t, "active", p.Do("GET", "/config/credentials/"+id, tok, nil).Payload()["_status"], "the state did not move")
 }
 
 // TestDecrypt: decrypt needs its own right, answers the clear values and
