@@ -80,6 +80,7 @@ func platformOn(t *testing.T, st store.Store) *app.App {
 	t.Helper()
 	cfg, err := settings.Load("test", nil)
 	require.NoError(t, err)
+	cfg.DataDir = t.TempDir() // the master key it generates stays out of the tree
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	a, err := app.New(ctx, cfg, st, nil, testenv.Logger(t))
