@@ -45,32 +45,73 @@ func (a *Activities) DeliverWebhook(ctx context.Context, in contract.DeliverInpu
 	} else if err != nil {
 		return contract.DeliverOutput{}, err
 	}
-	cust, _ := tenant.Customer(ctx)
-	msg := webhook.Message{DeliveryID: webhook.DeliveryID(in.EventID, in.WebhookID), Event: ev.Name,
-		Timestamp: ev.Timestamp, Customer: cust, Data: ev.Data}
-	target := targetOf(hook)
-	if target.Secret, err = a.webhookSecret(cust, in.WebhookID, hook["secret"]); err != nil {
-		// A secret that does not open (another master key) must not send
-		// an unsigned delivery: fail the attempt.
-		return contract.DeliverOutput{}, temporal.NewApplicationError("the webhook's secret cannot be opened: "+err.Error(), contract.ErrTypeAttemptFailed)
+	out, err := a.Try(ctx, Attempt{EventID: in.EventID, Event: ev, Hook: hook, Round: in.Round, N: int(activity.GetInfo(ctx).Attempt)})
+	if err != nil {
+		return contract.DeliverOutput{}, err
 	}
-	res := a.post(ctx, target, msg)
-	a.recordAttempt(ctx, in, msg, target.URL, res)
-	return a.judge(ctx, in, res)
+	return judge(out)
 }
 
-// judge turns an attempt into the activity's result.
-func (a *Activities) judge(ctx context.Context, in contract.DeliverInput, res attempt) (contract.DeliverOutput, error) {
+// Attempt is one delivery attempt of a loaded event to a loaded webhook.
+type Attempt struct {
+	EventID string
+	Event   Event
+	Hook    store.Doc // the webhook record, secret included
+	Round   int       // 0: the dispatch; n: the n-th manual retry
+	N       int       // the attempt's number in its round, from 1
+}
+
+// Outcome is how an attempt ended.
+type Outcome struct {
+	Status     string // webhook.StatusDelivered, StatusFailed or contract.StatusDeactivated (410 Gone)
+	StatusCode int
+	Error      string // why it failed, as the tenant may read it
+	At         time.Time
+	Duration   time.Duration
+}
+
+// Try makes one signed POST of the event to the webhook (the customer in
+// ctx), records it in webhookdeliveries and, on 410 Gone, deactivates the
+// webhook. The error is the platform's: the deactivation failed.
+func (a *Activities) Try(ctx context.Context, at Attempt) (Outcome, error) {
+	hookID, _ := at.Hook["_id"].(string)
+	cust, _ := tenant.Customer(ctx)
+	msg := webhook.Message{DeliveryID: webhook.DeliveryID(at.EventID, hookID), Event: at.Event.Name,
+		Timestamp: at.Event.Timestamp, Customer: cust, Data: at.Event.Data}
+	target := targetOf(at.Hook)
+	var res attempt
+	secret, err := a.webhookSecret(cust, hookID, at.Hook["secret"])
+	if err != nil {
+		// A secret that does not open (another master key) must not send
+		// an unsigned delivery: fail the attempt.
+		res = attempt{At: time.Now().UTC().Truncate(time.Millisecond), Err: "the webhook's secret cannot be opened: " + err.Error()}
+	} else {
+		target.Secret = secret
+		res = a.post(ctx, target, msg)
+	}
+	a.recordAttempt(ctx, at, hookID, msg, target.URL, res)
+	out := Outcome{Status: webhook.StatusFailed, StatusCode: res.StatusCode, At: res.At, Duration: res.Duration}
 	switch {
 	case res.ok():
-		return contract.DeliverOutput{Status: webhook.StatusDelivered, StatusCode: res.StatusCode}, nil
+		out.Status = webhook.StatusDelivered
 	case res.StatusCode == http.StatusGone:
-		if err := a.deactivate(ctx, in.WebhookID); err != nil {
-			return contract.DeliverOutput{}, err
-		}
+		out.Status, out.Error = contract.StatusDeactivated, res.summary()
+		return out, a.deactivate(ctx, hookID)
+	default:
+		out.Error = res.summary()
+	}
+	return out, nil
+}
+
+// judge turns an attempt's outcome into the activity's result.
+func judge(out Outcome) (contract.DeliverOutput, error) {
+	switch out.Status {
+	case webhook.StatusDelivered:
+		return contract.DeliverOutput{Status: webhook.StatusDelivered, StatusCode: out.StatusCode}, nil
+	case contract.StatusDeactivated:
 		return contract.DeliverOutput{}, temporal.NewNonRetryableApplicationError("the receiver answered 410 Gone; the webhook is deactivated", contract.ErrTypeGone, nil)
 	}
-	return contract.DeliverOutput{}, temporal.NewApplicationError(res.summary(), contract.ErrTypeAttemptFailed, res.StatusCode)
+	return contract.DeliverOutput{}, temporal.NewApplicationError(out.Error, contract.ErrTypeAttemptFailed, out.StatusCode)
 }
 
 // attempt is what one POST gave.
@@ -187,15 +228,15 @@ func (a *Activities) webhookSecret(customer, hookID string, stored any) (string,
 // recordAttempt writes the attempt's webhookdeliveries record under an id
 // derived from the attempt, so a repeated write is a no-op. A failed write
 // is logged, not fatal: the delivery matters more than its history.
-func (a *Activities) recordAttempt(ctx context.Context, in contract.DeliverInput, m webhook.Message, rawURL string, r attempt) {
-	n := int(activity.GetInfo(ctx).Attempt)
+func (a *Activities) recordAttempt(ctx context.Context, at Attempt, hookID string, m webhook.Message, rawURL string, r attempt) {
+	n := at.N
 	status := webhook.StatusFailed
 	if r.ok() {
 		status = webhook.StatusDelivered
 	}
 	doc := store.Doc{
-		"_id": webhook.AttemptRecordID(m.DeliveryID, in.Round, n), "webhook": in.WebhookID, "event": in.EventID,
-		"eventName": m.Event, "delivery": m.DeliveryID, "round": int64(in.Round), "attempt": int64(n),
+		"_id": webhook.AttemptRecordID(m.DeliveryID, at.Round, n), "webhook": hookID, "event": at.EventID,
+		"eventName": m.Event, "delivery": m.DeliveryID, "round": int64(at.Round), "attempt": int64(n),
 		"url": redactURL(rawURL), "status": status, "durationMs": r.Duration.Milliseconds(),
 		"createdAt": r.At,
 	}

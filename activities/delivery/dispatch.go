@@ -37,8 +37,8 @@ func (a *Activities) MarkDispatched(ctx context.Context, in contract.MarkDispatc
 	return events.MarkDispatched(ctx, a.Store, in.EventID)
 }
 
-// storedEvent is an event as deliveries read it.
-type storedEvent struct {
+// Event is a stored event as deliveries read it.
+type Event struct {
 	Name      string
 	Timestamp time.Time
 	Data      store.Doc
@@ -46,12 +46,12 @@ type storedEvent struct {
 }
 
 // loadEvent reads an event of the customer in ctx.
-func (a *Activities) loadEvent(ctx context.Context, id string) (storedEvent, error) {
+func (a *Activities) loadEvent(ctx context.Context, id string) (Event, error) {
 	d, err := a.Store.Collection(events.Collection).Get(ctx, id)
 	if err != nil {
-		return storedEvent{}, err
+		return Event{}, err
 	}
-	e := storedEvent{}
+	e := Event{}
 	e.Name, _ = d["name"].(string)
 	e.Timestamp, _ = d["timestamp"].(time.Time)
 	e.Data, _ = d["data"].(store.Doc)

@@ -26,8 +26,8 @@ func (a *Activities) LaunchEventRuns(ctx context.Context, in contract.LaunchEven
 	if err != nil || len(pipes) == 0 {
 		return contract.LaunchedRuns{}, err
 	}
-	var ev *storedEvent
-	load := func() (*storedEvent, error) {
+	var ev *Event
+	load := func() (*Event, error) {
 		if ev == nil {
 			e, err := a.loadEvent(ctx, in.EventID)
 			if err != nil {
@@ -80,7 +80,7 @@ func (a *Activities) LaunchEventRuns(ctx context.Context, in contract.LaunchEven
 }
 
 // selects reports whether a pipeline's trigger selects the event.
-func (a *Activities) selects(ctx context.Context, t store.Doc, name string, load func() (*storedEvent, error), cache map[string]bool) (bool, error) {
+func (a *Activities) selects(ctx context.Context, t store.Doc, name string, load func() (*Event, error), cache map[string]bool) (bool, error) {
 	if id, _ := t["id"].(string); id != "" {
 		if v, ok := cache[id]; ok {
 			return v, nil
@@ -101,7 +101,7 @@ func (a *Activities) selects(ctx context.Context, t store.Doc, name string, load
 
 // eventSelected applies an event pattern and optional filter (the fields
 // event and filter of an inline trigger or of a trigger record).
-func eventSelected(t store.Doc, name string, load func() (*storedEvent, error)) (bool, error) {
+func eventSelected(t store.Doc, name string, load func() (*Event, error)) (bool, error) {
 	pattern, _ := t["event"].(string)
 	if pattern == "" || !events.Matches([]string{pattern}, name) {
 		return false, nil
