@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 
+	"platform/activities/delivery"
 	"platform/activities/system"
 	"platform/api"
 	"platform/kernel/auth"
@@ -52,6 +53,8 @@ type App struct {
 	Temporal client.Client
 	Log      *slog.Logger
 	Metrics  *obs.Metrics
+	dispatch *dispatch.Dispatcher // set once the process runs a worker
+	hinter   *dispatch.Hinter
 	Keys     *auth.KeyRing
 	Minter   *auth.Minter
 	Verifier *auth.Verifier
@@ -202,9 +205,6 @@ func (a *App) ensureIndexes(ctx context.Context) error {
 	return automation.BackfillSubscriptions(ctx, a.Store)
 }
 
-// notifierSlots bounds the event dispatches one API process starts at once.
-const notifierSlots = 256
-
 // wireEvents lets stored events start their dispatch workflows, and actions
 // start workflows, when the process has a Temporal client.
 func (a *App) wireEvents(svc *resource.Service) error {
@@ -216,9 +216,11 @@ func (a *App) wireEvents(svc *resource.Service) error {
 	if a.Temporal == nil {
 		return nil
 	}
-	st := a.starter(a.Config.TaskQueue)
-	a.Events.Notifier = dispatch.NewNotifier(a.Store, st, a.Log, notifierSlots)
-	svc.Workflows = st
+	// Until this process runs a dispatcher (Worker), its events are
+	// hinted to the dispatchers of the worker processes.
+	a.hinter = &dispatch.Hinter{Store: a.Store, Log: a.Log}
+	a.Events.Notifier = a.hinter
+	svc.Workflows = a.starter(a.Config.TaskQueue)
 	return nil
 }
 
@@ -235,8 +237,19 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 		Pipelines:   a.pipelineActivities(),
 		Maintenance: a.MaintenanceActivities(),
 	}
-	return &dispatch.Worker{
-		Worker:  worker.New(a.Temporal, taskQueue, acts),
-		Sweeper: &dispatch.Sweeper{Store: a.Store, Starter: a.starter(taskQueue), Log: a.Log, Customers: a.Identity, Bugs: a.Bugs},
+	return &dispatch.Worker{Worker: worker.New(a.Temporal, taskQueue, acts), Dispatcher: a.dispatcher(acts.Delivery)}
+}
+
+// dispatcher is the process's one event dispatcher. Events this process
+// stores go to it directly (platform dev runs the API and the worker in
+// one process): no hint, no sweep.
+func (a *App) dispatcher(acts *delivery.Activities) *dispatch.Dispatcher {
+	if a.dispatch == nil {
+		a.dispatch = dispatch.NewDispatcher(dispatch.Deps{Store: a.Store, Deliveries: acts, Customers: a.Identity,
+			Log: a.Log, Bugs: a.Bugs, Metrics: a.Metrics.Registry}, dispatch.Limits{})
+		if a.hinter != nil {
+			a.hinter.Local.Store(a.dispatch)
+		}
 	}
+	return a.dispatch
 }

@@ -51,12 +51,17 @@ func (a *Activities) loadEvent(ctx context.Context, id string) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
+	return EventOf(d), nil
+}
+
+// EventOf reads a stored event record.
+func EventOf(d store.Doc) Event {
 	e := Event{}
 	e.Name, _ = d["name"].(string)
 	e.Timestamp, _ = d["timestamp"].(time.Time)
 	e.Data, _ = d["data"].(store.Doc)
 	e.Cause = causeOf(d["cause"])
-	return e, nil
+	return e
 }
 
 // causeOf reads an event's stored causation chain.

@@ -6,47 +6,48 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 )
 
-// Worker is a Temporal worker that also runs the sweeper, so every process
-// of the worker role sweeps and nothing else has to remember to.
+// Worker is a Temporal worker that also runs the event dispatcher, so
+// every process of the worker role dispatches and nothing else has to
+// remember to.
 type Worker struct {
 	sdkworker.Worker
-	Sweeper *Sweeper
+	Dispatcher *Dispatcher
 	cancel  context.CancelFunc
 	done    chan struct{}
 }
 
-// Start starts the worker, then the sweeper.
+// Start starts the worker, then the dispatcher.
 func (w *Worker) Start() error {
 	if err := w.Worker.Start(); err != nil {
 		return err
 	}
-	w.startSweeper()
+	w.startDispatcher()
 	return nil
 }
 
-// Run runs the worker and the sweeper until interruptCh fires.
+// Run runs the worker and the dispatcher until interruptCh fires.
 func (w *Worker) Run(interruptCh <-chan interface{}) error {
-	w.startSweeper()
-	defer w.stopSweeper()
+	w.startDispatcher()
+	defer w.stopDispatcher()
 	return w.Worker.Run(interruptCh)
 }
 
-// Stop stops the sweeper, then drains the worker.
+// Stop stops the dispatcher, then drains the worker.
 func (w *Worker) Stop() {
-	w.stopSweeper()
+	w.stopDispatcher()
 	w.Worker.Stop()
 }
 
-func (w *Worker) startSweeper() {
+func (w *Worker) startDispatcher() {
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel, w.done = cancel, make(chan struct{})
 	go func() {
 		defer close(w.done)
-		w.Sweeper.Run(ctx)
+		w.Dispatcher.Run(ctx)
 	}()
 }
 
-func (w *Worker) stopSweeper() {
+func (w *Worker) stopDispatcher() {
 	if w.cancel != nil {
 		w.cancel()
 		<-w.done

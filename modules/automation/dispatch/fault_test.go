@@ -67,9 +67,8 @@ func sweepFailing(t *testing.T, err error) []store.Doc {
 	require.NoError(t, aerr)
 	t.Cleanup(func() { _ = a.Close() })
 	customer := store.NewID()
-	s := &dispatch.Sweeper{Store: failingEvents{st, err}, Log: testenv.Logger(t), Customers: oneCustomer(customer), Bugs: a.Bugs}
-	_, serr := s.Sweep(ctx)
-	require.ErrorIs(t, serr, err, "the sweep reports the customer's failure")
+	d := dispatch.NewDispatcher(dispatch.Deps{Store: failingEvents{st, err}, Log: testenv.Logger(t), Customers: oneCustomer(customer), Bugs: a.Bugs}, dispatch.Limits{})
+	d.SweepOnce(ctx)
 	bugs, ferr := st.Collection("tasks").Find(tenant.WithCustomer(ctx, customer), store.FindOptions{Filter: query.Eq("type", crm.TypeBug)})
 	require.NoError(t, ferr)
 	return bugs
@@ -82,8 +81,8 @@ func TestSweeperFaultFilesABugTask(t *testing.T) {
 	t.Parallel()
 	bugs := sweepFailing(t, fmt.Errorf("decode event: %w", errors.New("unexpected BSON type")))
 	require.Len(t, bugs, 1, "%v", bugs)
-	assert.Equal(t, "Runtime error in event sweeper", bugs[0]["title"])
-	assert.Contains(t, bugs[0]["signature"], "event sweeper")
+	assert.Equal(t, "Runtime error in event dispatcher, event sweep", bugs[0]["title"])
+	assert.Contains(t, bugs[0]["signature"], "event dispatcher, event sweep")
 	assert.EqualValues(t, 1, store.Int(bugs[0]["occurrences"]))
 	assert.Equal(t, "000000000000000000000000", bugs[0]["createdBy"])
 }

@@ -1,0 +1,139 @@
+package dispatch
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"platform/activities/delivery"
+	"platform/kernel/events"
+	"platform/kernel/query"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/automation/runs"
+	"platform/modules/automation/webhook"
+)
+
+// drainHot starts a batch for every customer with waiting events and no
+// batch under way, while the process holds fewer events than its backlog.
+func (d *Dispatcher) drainHot(ctx context.Context) {
+	for d.inflight.total() < int64(d.Limits.Backlog) {
+		customer, ids, ok := d.hot.take(d.Limits.Batch)
+		if !ok {
+			return
+		}
+		d.lanes.track()
+		go func() {
+			defer d.lanes.untrack()
+			defer d.hot.done(customer)
+			d.dispatchIDs(ctx, customer, ids)
+			d.poke() // more may have come for this customer meanwhile
+		}()
+	}
+}
+
+func (d *Dispatcher) poke() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// dispatchIDs claims ids of the customer and dispatches what it got.
+func (d *Dispatcher) dispatchIDs(ctx context.Context, customer string, ids []string) {
+	cctx := tenant.WithCustomer(ctx, customer)
+	docs, err := events.Claim(cctx, d.Store, d.owner, ids, d.Limits.Lease)
+	if err != nil {
+		d.fault(ctx, customer, "claim events", err)
+		return
+	}
+	if err := d.dispatchBatch(cctx, customer, docs); err != nil {
+		d.fault(ctx, customer, "dispatch events", err)
+	}
+}
+
+// dispatchBatch hands every claimed event to its targets: a job per
+// matching active webhook into the webhook's lane, and the runs of the
+// pipelines it triggers. An event is finished (then marked dispatched)
+// when all of them are.
+func (d *Dispatcher) dispatchBatch(ctx context.Context, customer string, docs []store.Doc) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	hooks, err := d.Store.Collection(webhook.Collection).Find(ctx, store.FindOptions{Filter: query.Eq("active", true)})
+	if err != nil {
+		return d.release(ctx, docs, err)
+	}
+	pipes, err := d.Store.Collection(runs.Pipelines).Count(ctx, query.Eq("active", true))
+	if err != nil {
+		return d.release(ctx, docs, err)
+	}
+	d.inflight.add(customer, len(docs))
+	var launches []*eventJob
+	for _, doc := range docs {
+		ev := newEventJob(d, customer, doc)
+		targets := matching(hooks, ev.event.Name)
+		ev.pending.Store(int32(len(targets)) + 1) // +1: its runs, launched below
+		for _, h := range targets {
+			d.lanes.submit(ctx, job{ev: ev, hook: h})
+		}
+		if pipes > 0 {
+			launches = append(launches, ev)
+		} else {
+			ev.finish()
+		}
+	}
+	d.launchRuns(ctx, launches)
+	return nil
+}
+
+// release gives up the claims of a batch that could not start, so the
+// next sweep takes it again, and returns err.
+func (d *Dispatcher) release(ctx context.Context, docs []store.Doc, err error) error {
+	ids := make([]string, len(docs))
+	for i, doc := range docs {
+		ids[i], _ = doc["_id"].(string)
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if rerr := events.Release(rctx, d.Store, d.owner, ids); rerr != nil {
+		d.Log.WarnContext(ctx, "release event claims", "error", rerr)
+	}
+	return err
+}
+
+// matching are the hooks whose events filter selects name.
+func matching(hooks []store.Doc, name string) []store.Doc {
+	var out []store.Doc
+	for _, h := range hooks {
+		if events.Matches(store.Strings(h["events"]), name) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// eventJob is a claimed event and the count of its targets not finished.
+type eventJob struct {
+	d        *Dispatcher
+	customer string
+	id       string
+	event    delivery.Event
+	pending  atomicCount
+	// abandoned: given up for a later sweep; it is never marked dispatched
+	abandoned atomic.Bool
+}
+
+func newEventJob(d *Dispatcher, customer string, doc store.Doc) *eventJob {
+	e := &eventJob{d: d, customer: customer}
+	e.id, _ = doc["_id"].(string)
+	e.event = delivery.EventOf(doc)
+	return e
+}
+
+// finish ends one target; the last one queues the event's dispatched mark.
+func (e *eventJob) finish() {
+	if e.pending.Add(-1) == 0 && !e.abandoned.Load() {
+		e.d.out.markDispatched(e.customer, e.id, e.event.Timestamp)
+	}
+}

@@ -1,0 +1,79 @@
+package dispatch
+
+import "sync"
+
+// hotEvents are ids of events this process stored, per customer, waiting
+// to be claimed. Customers take turns, and a customer whose batch is under
+// way waits for it, so one customer's burst cannot hold up another's
+// events.
+type hotEvents struct {
+	mu    sync.Mutex
+	ids   map[string][]string
+	busy  map[string]bool
+	order []string // customers with ids, in turn order
+}
+
+// add queues an id unless the customer has max waiting.
+func (h *hotEvents) add(customer, id string, max int) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ids == nil {
+		h.ids, h.busy = map[string][]string{}, map[string]bool{}
+	}
+	q := h.ids[customer]
+	if len(q) >= max {
+		return false
+	}
+	if len(q) == 0 {
+		h.order = append(h.order, customer)
+	}
+	h.ids[customer] = append(q, id)
+	return true
+}
+
+// take gives the next idle customer's ids (at most max) and marks the
+// customer busy until done is called.
+func (h *hotEvents) take(max int) (customer string, ids []string, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, c := range h.order {
+		if h.busy[c] {
+			continue
+		}
+		q := h.ids[c]
+		n := min(max, len(q))
+		ids = append([]string(nil), q[:n]...)
+		if n == len(q) {
+			delete(h.ids, c)
+			h.order = append(h.order[:i:i], h.order[i+1:]...)
+		} else {
+			h.ids[c] = q[n:]
+			h.order = append(append(h.order[:i:i], h.order[i+1:]...), c) // to the back of the turn
+		}
+		h.busy[c] = true
+		return c, ids, true
+	}
+	return "", nil, false
+}
+
+// done ends the customer's batch.
+func (h *hotEvents) done(customer string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.busy, customer)
+}
+
+// claimBusy marks a customer busy for a batch not taken from the buffer
+// (a sweep); false when one is under way already.
+func (h *hotEvents) claimBusy(customer string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.busy == nil {
+		h.ids, h.busy = map[string][]string{}, map[string]bool{}
+	}
+	if h.busy[customer] {
+		return false
+	}
+	h.busy[customer] = true
+	return true
+}

@@ -1,0 +1,150 @@
+package dispatch
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"platform/activities/delivery"
+	"platform/kernel/events"
+	"platform/kernel/tenant"
+)
+
+// flushEvery is how often finished events are marked dispatched and
+// failed deliveries handed to their retriers, in one store write per
+// customer and kind rather than one per event.
+const flushEvery = 20 * time.Millisecond
+
+// outbox collects the dispatcher's writes between flushes.
+type outbox struct {
+	mu      sync.Mutex
+	marks   map[string][]mark
+	retries map[string][]pendingRetry
+}
+
+type mark struct {
+	id string
+	at time.Time // the event's time, for the lag figure
+}
+
+type pendingRetry struct {
+	j     job
+	first *delivery.Outcome
+}
+
+// markDispatched queues an event whose targets are all finished.
+func (o *outbox) markDispatched(customer, id string, at time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.marks == nil {
+		o.marks = map[string][]mark{}
+	}
+	o.marks[customer] = append(o.marks[customer], mark{id, at})
+}
+
+// retry queues a delivery for its webhook's retrier; first is its failed
+// first attempt, nil when none was made.
+func (o *outbox) retry(j job, first *delivery.Outcome) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.retries == nil {
+		o.retries = map[string][]pendingRetry{}
+	}
+	o.retries[j.ev.customer] = append(o.retries[j.ev.customer], pendingRetry{j, first})
+}
+
+// run flushes until ctx ends, then once more with a fresh context.
+func (o *outbox) run(ctx context.Context, d *Dispatcher) {
+	t := time.NewTicker(flushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			o.flush(fctx, d)
+			return
+		case <-t.C:
+			o.flush(ctx, d)
+		}
+	}
+}
+
+// flush writes the retries first (their events finish when they are
+// queued), then the marks.
+func (o *outbox) flush(ctx context.Context, d *Dispatcher) {
+	retries := o.takeRetries()
+	for customer, list := range retries {
+		o.flushRetries(ctx, d, customer, list)
+	}
+	marks := o.takeMarks()
+	for customer, list := range marks {
+		o.flushMarks(ctx, d, customer, list)
+	}
+}
+
+func (o *outbox) takeRetries() map[string][]pendingRetry {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	r := o.retries
+	o.retries = nil
+	return r
+}
+
+func (o *outbox) takeMarks() map[string][]mark {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	m := o.marks
+	o.marks = nil
+	return m
+}
+
+// flushRetries hands a customer's failed deliveries to their retriers. A
+// failed hand-over is kept for the next flush: the events stay claimed
+// (and renewed) meanwhile, so nothing is lost.
+func (o *outbox) flushRetries(ctx context.Context, d *Dispatcher, customer string, list []pendingRetry) {
+	failed := make([]delivery.Failed, len(list))
+	for i, p := range list {
+		failed[i] = delivery.Failed{EventID: p.j.ev.id, Event: p.j.ev.event.Name, WebhookID: p.j.hookID(), First: p.first}
+	}
+	if err := d.Deliveries.QueueRetries(tenant.WithCustomer(ctx, customer), failed); err != nil {
+		d.fault(ctx, customer, "hand deliveries to their retriers", err)
+		o.requeueRetries(customer, list)
+		return
+	}
+	for _, p := range list {
+		p.j.ev.finish()
+	}
+}
+
+func (o *outbox) requeueRetries(customer string, list []pendingRetry) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.retries == nil {
+		o.retries = map[string][]pendingRetry{}
+	}
+	o.retries[customer] = append(o.retries[customer], list...)
+}
+
+// flushMarks marks a customer's finished events dispatched. A failed write
+// is retried at the next flush.
+func (o *outbox) flushMarks(ctx context.Context, d *Dispatcher, customer string, list []mark) {
+	ids := make([]string, len(list))
+	for i, m := range list {
+		ids[i] = m.id
+	}
+	if err := events.MarkManyDispatched(tenant.WithCustomer(ctx, customer), d.Store, ids); err != nil {
+		d.fault(ctx, customer, "mark events dispatched", err)
+		o.mu.Lock()
+		if o.marks == nil {
+			o.marks = map[string][]mark{}
+		}
+		o.marks[customer] = append(o.marks[customer], list...)
+		o.mu.Unlock()
+		return
+	}
+	d.inflight.add(customer, -len(list))
+	for _, m := range list {
+		d.metrics.dispatched(m.at)
+	}
+}
