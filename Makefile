@@ -42,7 +42,7 @@ bench-oauth: build ## token issuance and API calls with token verification
 	./test/with-infra.sh $(GO) test -run '^$$' -bench 'OAuth' -benchtime 3s ./test/bench/
 
 bench-webhooks: build ## events delivered end to end, against a raw POST loop and trivial workflows
-	./test/with-infra.sh $(GO) test -run '^$$' -bench 'Webhooks' -benchtime 200x -timeout 30m ./test/bench/
+	./test/with-infra.sh $(GO) test -run '^$$' -bench 'Webhooks' -benchtime 1000x -timeout 30m ./test/bench/
 
 bench-pipelines: build ## pipeline runs (SQLite store) against trivial workflows on the same Temporal server, 3 runs
 	./test/with-infra.sh $(GO) test -run '^$$' -bench 'PipelineRuns' -benchtime 300x -count 3 -timeout 30m ./test/bench/

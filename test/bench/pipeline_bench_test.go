@@ -86,7 +86,7 @@ func BenchmarkPipelineRuns(b *testing.B) {
 		b.StopTimer()
 		drain := settle(b, p)
 
-		rate := report(b, pipeline.lat, pipeline.elapsed, "runs/s")
+		rate := report(b, pipeline.lat, pipeline.elapsed, "runs/s").rate
 		rawRate := local.rate()
 		b.ReportMetric(rawRate, "raw-workflows/s")
 		b.ReportMetric(ms(local.quantile(50)), "raw-p50-ms")
