@@ -246,7 +246,8 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 func (a *App) dispatcher(acts *delivery.Activities) *dispatch.Dispatcher {
 	if a.dispatch == nil {
 		a.dispatch = dispatch.NewDispatcher(dispatch.Deps{Store: a.Store, Deliveries: acts, Customers: a.Identity,
-			Log: a.Log, Bugs: a.Bugs, Metrics: a.Metrics.Registry}, dispatch.Limits{})
+			Log: a.Log, Bugs: a.Bugs, Metrics: a.Metrics.Registry}, dispatch.Limits{PerWebhook: a.Config.WebhookLaneConcurrency,
+			PerCustomer: a.Config.WebhookCustomerConcurrency, Total: a.Config.WebhookConcurrency})
 		if a.hinter != nil {
 			a.hinter.Local.Store(a.dispatch)
 		}

@@ -31,26 +31,28 @@ type Config struct {
 	TemporalPort      int
 	TemporalUIPort    int
 	TaskQueue         string
-	GatewayURL        string
-	PlatformDomain    string // module host form: <label>-api.<PlatformDomain>
-	ModuleScheme      string
-	AuthURL           string
-	LoginURL          string
-	AuditURL          string
-	TrackingURL       string
-	RateLimit         int
-	RateWindow        time.Duration
-	OutboundAllow     []string
-	WebhookTimeout    time.Duration // one webhook delivery attempt
-	PipelineChainMax  int           // pipeline runs in an event's causation chain
-	CronMinInterval   time.Duration // the shortest interval cron triggers may fire at
-	AdminPassword     string
-	LogLevel          string
-	MaxBodyBytes      int64
-	ShutdownTimeout   time.Duration
-	DrainDelay        time.Duration
-	SandboxSize       int // sandbox child processes kept per process
-	HookRateLimit     int // calls per minute of one incoming-webhook URL
+	// Event dispatch (modules/automation/dispatch.Limits).
+	WebhookLaneConcurrency, WebhookCustomerConcurrency, WebhookConcurrency int
+	GatewayURL                                                             string
+	PlatformDomain                                                         string // module host form: <label>-api.<PlatformDomain>
+	ModuleScheme                                                           string
+	AuthURL                                                                string
+	LoginURL                                                               string
+	AuditURL                                                               string
+	TrackingURL                                                            string
+	RateLimit                                                              int
+	RateWindow                                                             time.Duration
+	OutboundAllow                                                          []string
+	WebhookTimeout                                                         time.Duration // one webhook delivery attempt
+	PipelineChainMax                                                       int           // pipeline runs in an event's causation chain
+	CronMinInterval                                                        time.Duration // the shortest interval cron triggers may fire at
+	AdminPassword                                                          string
+	LogLevel                                                               string
+	MaxBodyBytes                                                           int64
+	ShutdownTimeout                                                        time.Duration
+	DrainDelay                                                             time.Duration
+	SandboxSize                                                            int // sandbox child processes kept per process
+	HookRateLimit                                                          int // calls per minute of one incoming-webhook URL
 
 	// RateTokenShare is the percentage of RateLimit one access token may
 	// use, so that one runaway integration cannot starve its customer's
@@ -155,6 +157,9 @@ func settings() []setting {
 		{"PLATFORM_RATE_WINDOW", "rate-window", "1m", "rate-limit window", func(c *Config, v string) (err error) { c.RateWindow, err = duration(v); return }},
 		{"PLATFORM_OUTBOUND_ALLOW", "outbound-allow", "", "hosts, host:port or CIDRs outbound calls may reach although private", func(c *Config, v string) error { c.OutboundAllow = splitList(v); return allowList(c.OutboundAllow) }},
 		{"PLATFORM_WEBHOOK_TIMEOUT", "webhook-timeout", "10s", "time-out of one webhook delivery attempt (at most 4m)", func(c *Config, v string) (err error) { c.WebhookTimeout, err = atMost(v, MaxWebhookTimeout); return }},
+		{"PLATFORM_WEBHOOK_LANE_CONCURRENCY", "webhook-lane-concurrency", "16", "first delivery attempts one dispatcher makes at once to one webhook", func(c *Config, v string) (err error) { c.WebhookLaneConcurrency, err = positive(v); return }},
+		{"PLATFORM_WEBHOOK_CUSTOMER_CONCURRENCY", "webhook-customer-concurrency", "128", "first delivery attempts one dispatcher makes at once for one customer, over all its webhooks", func(c *Config, v string) (err error) { c.WebhookCustomerConcurrency, err = positive(v); return }},
+		{"PLATFORM_WEBHOOK_CONCURRENCY", "webhook-concurrency", "256", "first delivery attempts one dispatcher makes at once in all", func(c *Config, v string) (err error) { c.WebhookConcurrency, err = positive(v); return }},
 		{"PLATFORM_PIPELINE_CHAIN_MAX", "pipeline-chain-max", "8", "pipeline runs one event may descend from through db steps' writes before a further run is refused", func(c *Config, v string) (err error) { c.PipelineChainMax, err = positive(v); return }},
 		{"PLATFORM_CRON_MIN_INTERVAL", "cron-min-interval", "1m", "the shortest interval a cron trigger may fire at (at least 1s)", func(c *Config, v string) (err error) {
 			c.CronMinInterval, err = time.ParseDuration(v)
