@@ -41,6 +41,7 @@ type Dispatcher struct {
 
 	owner    string // this process's claim token
 	hot      hotEvents
+	draining drains
 	wake     chan struct{}
 	lanes    lanes
 	out      outbox
@@ -48,8 +49,8 @@ type Dispatcher struct {
 	runs     runSlots
 	// hintsSeen is the newest hint read (pollHints runs in loop only).
 	hintsSeen time.Time
-	started  atomic.Bool
-	metrics  *metrics
+	started   atomic.Bool
+	metrics   *metrics
 }
 
 // Deps are the dispatcher's collaborators.

@@ -63,17 +63,28 @@ func (h *hotEvents) done(customer string) {
 	delete(h.busy, customer)
 }
 
-// claimBusy marks a customer busy for a batch not taken from the buffer
-// (a sweep); false when one is under way already.
-func (h *hotEvents) claimBusy(customer string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.busy == nil {
-		h.ids, h.busy = map[string][]string{}, map[string]bool{}
+// drains marks the customers whose swept events are being drained.
+type drains struct {
+	mu  sync.Mutex
+	set map[string]bool
+}
+
+// start marks the customer; false when a drain of it is under way.
+func (d *drains) start(customer string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.set == nil {
+		d.set = map[string]bool{}
 	}
-	if h.busy[customer] {
+	if d.set[customer] {
 		return false
 	}
-	h.busy[customer] = true
+	d.set[customer] = true
 	return true
+}
+
+func (d *drains) stop(customer string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.set, customer)
 }

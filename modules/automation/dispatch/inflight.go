@@ -36,6 +36,12 @@ func (f *inflight) total() int64 {
 	return f.sum
 }
 
+func (f *inflight) of(customer string) int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.per[customer]
+}
+
 func (f *inflight) customers() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -13,10 +13,8 @@ import (
 	"platform/kernel/tenant"
 )
 
-// sweepAll claims, customer by customer, events older than the grace that
-// nobody claimed, one batch per customer per sweep so a large backlog of
-// one customer does not hold up the others' (a sweep that found a full
-// batch comes back at once).
+// sweepAll starts, for every customer with events older than the grace
+// that nobody claimed, a drain of them.
 func (d *Dispatcher) sweepAll(ctx context.Context) {
 	customers, err := d.customers(ctx)
 	if err != nil {
@@ -25,37 +23,43 @@ func (d *Dispatcher) sweepAll(ctx context.Context) {
 		}
 		return
 	}
-	full := false
 	for _, c := range customers {
 		if d.inflight.total() >= int64(d.Limits.Backlog) {
 			return
 		}
-		full = d.sweepCustomer(ctx, c, time.Now().Add(-d.Limits.Grace)) || full
-	}
-	if full {
-		d.metrics.sweptFull.Inc()
+		d.sweepCustomer(ctx, c, time.Now().Add(-d.Limits.Grace))
 	}
 }
 
-// sweepCustomer claims and dispatches one batch of the customer's
-// claimable events stored before cutoff, in the background; true when the
-// batch was full. A customer with a batch under way is skipped.
-func (d *Dispatcher) sweepCustomer(ctx context.Context, customer string, cutoff time.Time) bool {
+// sweepCustomer drains the customer's claimable events stored before
+// cutoff in the background, a batch at a time, unless a drain of the
+// customer is under way already. It runs beside the customer's fast path
+// (claims keep them apart), so new events are not queued behind a
+// backlog, and it pauses when the customer holds a quarter of the
+// process's backlog, so one customer's backlog leaves room for the others.
+func (d *Dispatcher) sweepCustomer(ctx context.Context, customer string, cutoff time.Time) {
+	if !d.draining.start(customer) {
+		return
+	}
+	d.lanes.track()
+	go func() {
+		defer d.lanes.untrack()
+		defer d.draining.stop(customer)
+		for d.drainBatch(ctx, customer, cutoff) && d.inflight.of(customer) < int64(d.Limits.Backlog/4) {
+			d.metrics.sweptFull.Inc()
+		}
+	}()
+}
+
+// drainBatch claims and dispatches one batch; true when it was full.
+func (d *Dispatcher) drainBatch(ctx context.Context, customer string, cutoff time.Time) bool {
 	ids, err := events.Overdue(tenant.WithCustomer(ctx, customer), d.Store, cutoff, d.Limits.Batch)
 	if err != nil {
 		d.fault(ctx, customer, "event sweep", err)
 		return false
 	}
-	if len(ids) == 0 || !d.hot.claimBusy(customer) {
-		return false
-	}
-	d.lanes.track()
-	go func() {
-		defer d.lanes.untrack()
-		defer d.hot.done(customer)
-		d.dispatchIDs(ctx, customer, ids)
-	}()
-	return len(ids) == d.Limits.Batch
+	d.dispatchIDs(ctx, customer, ids)
+	return len(ids) == d.Limits.Batch && ctx.Err() == nil
 }
 
 // customers lists every customer id, a page at a time.
@@ -97,5 +101,9 @@ func transient(err error) bool {
 	return errors.Is(err, store.ErrUnavailable) || errors.As(err, &unavailable) || errors.As(err, &deadline) || errors.As(err, &netErr)
 }
 
-// SweepOnce sweeps every customer once (tests; Run sweeps on its own).
-func (d *Dispatcher) SweepOnce(ctx context.Context) { d.sweepAll(ctx) }
+// SweepOnce sweeps every customer once and waits for the drains it
+// started (tests; Run sweeps on its own).
+func (d *Dispatcher) SweepOnce(ctx context.Context) {
+	d.sweepAll(ctx)
+	d.lanes.wait()
+}

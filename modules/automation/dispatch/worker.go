@@ -12,8 +12,8 @@ import (
 type Worker struct {
 	sdkworker.Worker
 	Dispatcher *Dispatcher
-	cancel  context.CancelFunc
-	done    chan struct{}
+	cancel     context.CancelFunc
+	done       chan struct{}
 }
 
 // Start starts the worker, then the dispatcher.
