@@ -20,6 +20,27 @@ type outbox struct {
 	mu      sync.Mutex
 	marks   map[string][]mark
 	retries map[string][]pendingRetry
+	// pausedUntil holds back a customer's writes after one failed, so an
+	// unreachable store is not hammered every flush.
+	pausedUntil map[string]time.Time
+}
+
+// failPause is how long a customer's writes wait after a failed one.
+const failPause = time.Second
+
+func (o *outbox) paused(customer string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return time.Now().Before(o.pausedUntil[customer])
+}
+
+func (o *outbox) pause(customer string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.pausedUntil == nil {
+		o.pausedUntil = map[string]time.Time{}
+	}
+	o.pausedUntil[customer] = time.Now().Add(failPause)
 }
 
 type mark struct {
@@ -75,10 +96,18 @@ func (o *outbox) run(ctx context.Context, d *Dispatcher) {
 func (o *outbox) flush(ctx context.Context, d *Dispatcher) {
 	retries := o.takeRetries()
 	for customer, list := range retries {
+		if o.paused(customer) && ctx.Err() == nil {
+			o.requeueRetries(customer, list)
+			continue
+		}
 		o.flushRetries(ctx, d, customer, list)
 	}
 	marks := o.takeMarks()
 	for customer, list := range marks {
+		if o.paused(customer) && ctx.Err() == nil {
+			o.requeueMarks(customer, list)
+			continue
+		}
 		o.flushMarks(ctx, d, customer, list)
 	}
 }
@@ -109,6 +138,7 @@ func (o *outbox) flushRetries(ctx context.Context, d *Dispatcher, customer strin
 	}
 	if err := d.Deliveries.QueueRetries(tenant.WithCustomer(ctx, customer), failed); err != nil {
 		d.fault(ctx, customer, "hand deliveries to their retriers", err)
+		o.pause(customer)
 		o.requeueRetries(customer, list)
 		return
 	}
@@ -135,16 +165,21 @@ func (o *outbox) flushMarks(ctx context.Context, d *Dispatcher, customer string,
 	}
 	if err := events.MarkManyDispatched(tenant.WithCustomer(ctx, customer), d.Store, ids); err != nil {
 		d.fault(ctx, customer, "mark events dispatched", err)
-		o.mu.Lock()
-		if o.marks == nil {
-			o.marks = map[string][]mark{}
-		}
-		o.marks[customer] = append(o.marks[customer], list...)
-		o.mu.Unlock()
+		o.pause(customer)
+		o.requeueMarks(customer, list)
 		return
 	}
 	d.inflight.add(customer, -len(list))
 	for _, m := range list {
 		d.metrics.dispatched(m.at)
 	}
+}
+
+func (o *outbox) requeueMarks(customer string, list []mark) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.marks == nil {
+		o.marks = map[string][]mark{}
+	}
+	o.marks[customer] = append(o.marks[customer], list...)
 }

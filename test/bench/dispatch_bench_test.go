@@ -1,0 +1,80 @@
+package bench
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"platform/kernel/events"
+	"platform/kernel/query"
+	"platform/modules/automation/runs"
+	"platform/test/testenv"
+)
+
+// BenchmarkDispatchBulk measures event dispatch under a bulk write (issue
+// 14): b.N consumers created through the API by 20 writers while one
+// pipeline is triggered by consumers.created, on the embedded SQLite store
+// and Temporal. It reports the write rate, the dispatch rate (events
+// marked dispatched, i.e. their run started, per second from the first
+// write to the last mark) and the lag of the last event behind its write.
+// Runs are Temporal workflows, so the dispatch rate is bounded by the
+// server's workflow starts, not by the dispatcher; the lag is what
+// platform_dispatch_lag_seconds shows in /metrics meanwhile.
+//
+// Run: make bench-dispatch (or go test -run '^$' -bench DispatchBulk -benchtime 2000x ./bench/).
+func BenchmarkDispatchBulk(b *testing.B) {
+	p := testenv.NewPlatform(b, testenv.Options{Store: "sqlite", Worker: true})
+	tok := p.Token("automation.*", "crm.*")
+	r := p.Do("POST", "/automation/pipelines", tok, map[string]any{
+		"name": "bulk", "trigger": map[string]any{"event": "consumers.created"},
+		"steps": []any{map[string]any{"id": "check", "type": "condition", "if": map[string]any{"input.email": "nobody"}, "then": "end", "else": "end"}},
+	})
+	if r.Status != 201 {
+		b.Fatalf("create pipeline: %d %s", r.Status, r.Body)
+	}
+	tag := round.Add(1)
+	var failed atomic.Int64
+	b.ResetTimer()
+	begin := time.Now()
+	parallel(b.N, func(i int) {
+		if r := p.Do("POST", "/crm/consumers", tok, map[string]any{"email": fmt.Sprintf("bulk%d-%d@example.com", tag, i)}); r.Status != 201 {
+			failed.Add(1)
+		}
+	})
+	written := time.Since(begin)
+	if failed.Load() > 0 {
+		b.Fatalf("%d writes failed", failed.Load())
+	}
+	dispatched := waitDispatched(b, p, 10*time.Minute)
+	b.StopTimer()
+	started, err := p.Store.Collection(runs.Runs).Count(p.Ctx(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/written.Seconds(), "writes/s")
+	b.ReportMetric(float64(b.N)/dispatched.Seconds(), "dispatched/s")
+	b.ReportMetric((dispatched - written).Seconds(), "lag-s")
+	fmt.Printf("bulk: %d consumers written at %.0f/s; dispatched (run started) at %.0f/s; the last event %.1f s after the last write; %d run records\n",
+		b.N, float64(b.N)/written.Seconds(), float64(b.N)/dispatched.Seconds(), (dispatched - written).Seconds(), started)
+}
+
+// waitDispatched waits until no event is left undispatched and returns
+// the time since the benchmark's timer started.
+func waitDispatched(b *testing.B, p *testenv.Platform, limit time.Duration) time.Duration {
+	begin := time.Now()
+	pending := query.Eq("dispatched", false)
+	for {
+		n, err := p.Store.Collection(events.Collection).Count(p.Ctx(), pending)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n == 0 {
+			return b.Elapsed()
+		}
+		if time.Since(begin) > limit {
+			b.Fatalf("%d events still not dispatched", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
