@@ -45,7 +45,7 @@ func TestSecretNeverLogged(t *testing.T) {
 
 	out := logs.String()
 	require.NotEmpty(t, out)
-	require.Contains(t, out, "WebhookAttemptFailed", "failed attempts are logged (so the capture works)")
+	require.Contains(t, out, "webhook attempt failed", "failed attempts are logged (so the capture works)")
 	for _, s := range []string{secret, secret + "-2", secret + "-3", shortSecret} {
 		require.NotContains(t, out, s)
 	}
