@@ -8,6 +8,7 @@ import (
 
 	"platform/kernel/events"
 	"platform/kernel/query"
+	"platform/kernel/settings"
 	"platform/modules/automation/runs"
 	"platform/test/testenv"
 )
@@ -77,4 +78,29 @@ func waitDispatched(b *testing.B, p *testenv.Platform, limit time.Duration) time
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// BenchmarkWebhooksScale shows deliveries growing with worker processes:
+// an API without a dispatcher and 1, then 2, worker processes (separate
+// Apps on the same store and Temporal server, as replicas would be), one
+// webhook whose receiver takes 40 ms per answer, and at most 4 attempts in
+// flight per webhook and process (PLATFORM_WEBHOOK_LANE_CONCURRENCY), so
+// one process delivers at most 100/s. On one 2-core machine the processes
+// share the CPU, so this shows the dispatchers sharing the events (claims)
+// and adding their capacity, not a cluster's absolute figures.
+func BenchmarkWebhooksScale(b *testing.B) {
+	rates := map[int]float64{}
+	for _, n := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers-%d", n), func(b *testing.B) {
+			p := testenv.NewPlatform(b, testenv.Options{Store: "sqlite", Workers: n, Configure: func(c *settings.Config) {
+				c.OutboundAllow, c.WebhookLaneConcurrency = []string{"127.0.0.1"}, 4
+			}})
+			rc := newBenchReceiver(b)
+			rc.delay = 40 * time.Millisecond
+			tok := p.Token("automation.*", "crm.*")
+			createBenchHook(b, p, tok, rc.srv.URL+"/scale", true)
+			rates[n] = benchWebhook(b, p, rc, tok, 1).rate
+		})
+	}
+	fmt.Printf("webhooks scale: 1 worker %.1f deliveries/s, 2 workers %.1f deliveries/s (%.2fx)\n", rates[1], rates[2], rates[2]/rates[1])
 }

@@ -121,6 +121,7 @@ type benchReceiver struct {
 	lat   []time.Duration
 	last  time.Time
 	got   atomic.Int64
+	delay time.Duration // how long each answer takes (set before use)
 }
 
 func newBenchReceiver(b *testing.B) *benchReceiver {
@@ -134,6 +135,7 @@ func newBenchReceiver(b *testing.B) *benchReceiver {
 		_ = json.Unmarshal(body, &m)
 		email, _ := m.Data["email"].(string)
 		rc.note(r.URL.Path+"|"+email, email)
+		time.Sleep(rc.delay)
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	b.Cleanup(rc.srv.Close)

@@ -43,6 +43,10 @@ type Options struct {
 	RateLimit int    // default: high enough never to interfere
 	Store     string // "mongodb" or "sqlite"; default from PLATFORM_TEST_STORE
 	Worker    bool   // also run the Temporal worker
+	// Workers runs that many separate worker "processes" (each its own
+	// App, event dispatcher and Temporal worker on the same store and
+	// queue) beside an API that has none: the replicated deployment.
+	Workers int
 	Configure func(*settings.Config)
 	// Logger receives the platform's and its Temporal client's logs
 	// (default: Logger(t)); tests that inspect log lines set it.
@@ -91,7 +95,7 @@ func NewPlatform(t testing.TB, o Options) *Platform {
 		t.Fatalf("app: %v", err)
 	}
 	t.Cleanup(func() { _ = a.Close() })
-	if !o.Worker {
+	if !o.Worker && o.Workers == 0 {
 		// No worker will ever run this test's event dispatches: do not
 		// leave them queued on the shared Temporal server.
 		a.Events.Notifier = nil
@@ -104,13 +108,25 @@ func NewPlatform(t testing.TB, o Options) *Platform {
 	}
 	p.Customer, p.Admin = res.Customer, res.Admin
 	if o.Worker {
-		w := a.Worker(queue)
-		if err := w.Start(); err != nil {
-			t.Fatalf("worker: %v", err)
+		startWorker(t, a, queue)
+	}
+	for i := 0; i < o.Workers; i++ {
+		wa, err := app.New(ctx, cfg, st, tc, log)
+		if err != nil {
+			t.Fatalf("worker app: %v", err)
 		}
-		t.Cleanup(w.Stop)
+		t.Cleanup(func() { _ = wa.Close() })
+		startWorker(t, wa, queue)
 	}
 	return p
+}
+
+func startWorker(t testing.TB, a *app.App, queue string) {
+	w := a.Worker(queue)
+	if err := w.Start(); err != nil {
+		t.Fatalf("worker: %v", err)
+	}
+	t.Cleanup(w.Stop)
 }
 
 // For returns the platform bound to another test (a subtest), so that Do
