@@ -35,8 +35,10 @@ func (d *Dispatcher) sweepAll(ctx context.Context) {
 // cutoff in the background, a batch at a time, unless a drain of the
 // customer is under way already. It runs beside the customer's fast path
 // (claims keep them apart), so new events are not queued behind a
-// backlog, and it pauses when the customer holds a quarter of the
-// process's backlog, so one customer's backlog leaves room for the others.
+// backlog. It claims ahead at most claimAhead events of the customer:
+// what this process cannot deliver soon stays claimable, so the other
+// worker processes share a backlog, and one customer's backlog leaves this
+// process room for the others.
 func (d *Dispatcher) sweepCustomer(ctx context.Context, customer string, cutoff time.Time) {
 	if !d.draining.start(customer) {
 		return
@@ -45,10 +47,24 @@ func (d *Dispatcher) sweepCustomer(ctx context.Context, customer string, cutoff 
 	go func() {
 		defer d.lanes.untrack()
 		defer d.draining.stop(customer)
-		for d.drainBatch(ctx, customer, cutoff) && d.inflight.of(customer) < int64(d.Limits.Backlog/4) {
+		for d.roomFor(ctx, customer) && d.drainBatch(ctx, customer, cutoff) {
 			d.metrics.sweptFull.Inc()
 		}
 	}()
+}
+
+// claimAhead bounds the events of one customer a drain holds unfinished.
+func (d *Dispatcher) claimAhead() int64 { return int64(2 * d.Limits.Batch) }
+
+// roomFor waits until the customer holds fewer than claimAhead events and
+// the process fewer than its backlog; false when ctx ends first.
+func (d *Dispatcher) roomFor(ctx context.Context, customer string) bool {
+	for d.inflight.of(customer) >= d.claimAhead() || d.inflight.total() >= int64(d.Limits.Backlog) {
+		if !sleepCtx(ctx, 20*time.Millisecond) {
+			return false
+		}
+	}
+	return true
 }
 
 // drainBatch claims and dispatches one batch; true when it was full.
