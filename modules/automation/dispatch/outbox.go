@@ -55,23 +55,13 @@ type pendingRetry struct {
 
 // markDispatched queues an event whose targets are all finished.
 func (o *outbox) markDispatched(customer, id string, at time.Time) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.marks == nil {
-		o.marks = map[string][]mark{}
-	}
-	o.marks[customer] = append(o.marks[customer], mark{id, at})
+	o.requeueMarks(customer, []mark{{id, at}})
 }
 
 // retry queues a delivery for its webhook's retrier; first is its failed
 // first attempt, nil when none was made.
 func (o *outbox) retry(j job, first *delivery.Outcome) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.retries == nil {
-		o.retries = map[string][]pendingRetry{}
-	}
-	o.retries[j.ev.customer] = append(o.retries[j.ev.customer], pendingRetry{j, first})
+	o.requeueRetries(j.ev.customer, []pendingRetry{{j, first}})
 }
 
 // run flushes until ctx ends, then once more with a fresh context.
@@ -112,20 +102,32 @@ func (o *outbox) flush(ctx context.Context, d *Dispatcher) {
 	}
 }
 
-func (o *outbox) takeRetries() map[string][]pendingRetry {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	r := o.retries
-	o.retries = nil
-	return r
+func (o *outbox) takeRetries() map[string][]pendingRetry { return take(&o.mu, &o.retries) }
+func (o *outbox) takeMarks() map[string][]mark           { return take(&o.mu, &o.marks) }
+
+func (o *outbox) requeueRetries(customer string, list []pendingRetry) {
+	push(&o.mu, &o.retries, customer, list)
 }
 
-func (o *outbox) takeMarks() map[string][]mark {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	m := o.marks
-	o.marks = nil
-	return m
+func (o *outbox) requeueMarks(customer string, list []mark) { push(&o.mu, &o.marks, customer, list) }
+
+// take empties a per-customer queue of the outbox and returns what it held.
+func take[T any](mu *sync.Mutex, q *map[string][]T) map[string][]T {
+	mu.Lock()
+	defer mu.Unlock()
+	out := *q
+	*q = nil
+	return out
+}
+
+// push appends to a customer's list in a per-customer queue of the outbox.
+func push[T any](mu *sync.Mutex, q *map[string][]T, customer string, list []T) {
+	mu.Lock()
+	defer mu.Unlock()
+	if *q == nil {
+		*q = map[string][]T{}
+	}
+	(*q)[customer] = append((*q)[customer], list...)
 }
 
 // flushRetries hands a customer's failed deliveries to their retriers. A
@@ -147,15 +149,6 @@ func (o *outbox) flushRetries(ctx context.Context, d *Dispatcher, customer strin
 	}
 }
 
-func (o *outbox) requeueRetries(customer string, list []pendingRetry) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.retries == nil {
-		o.retries = map[string][]pendingRetry{}
-	}
-	o.retries[customer] = append(o.retries[customer], list...)
-}
-
 // flushMarks marks a customer's finished events dispatched. A failed write
 // is retried at the next flush.
 func (o *outbox) flushMarks(ctx context.Context, d *Dispatcher, customer string, list []mark) {
@@ -173,13 +166,4 @@ func (o *outbox) flushMarks(ctx context.Context, d *Dispatcher, customer string,
 	for _, m := range list {
 		d.metrics.dispatched(m.at)
 	}
-}
-
-func (o *outbox) requeueMarks(customer string, list []mark) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.marks == nil {
-		o.marks = map[string][]mark{}
-	}
-	o.marks[customer] = append(o.marks[customer], list...)
 }
