@@ -1,0 +1,52 @@
+package dispatch
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestHotEventsTakeTurnsBetweenCustomers: a customer with a burst gets one
+// batch at a time and goes to the back of the turn, so another customer's
+// single event is taken next; a busy customer is skipped until done.
+func TestHotEventsTakeTurnsBetweenCustomers(t *testing.T) {
+	var h hotEvents
+	for i := 0; i < 5; i++ {
+		require.True(t, h.add("burst", string(rune('a'+i)), 10))
+	}
+	require.True(t, h.add("quiet", "q", 10))
+	require.False(t, h.add("quiet", "over", 1), "a full buffer refuses: the sweep takes it later")
+
+	c, ids, ok := h.take(2)
+	require.True(t, ok)
+	require.Equal(t, "burst", c)
+	require.Equal(t, []string{"a", "b"}, ids)
+
+	c, ids, _ = h.take(2)
+	require.Equal(t, "quiet", c, "the other customer's turn")
+	require.Equal(t, []string{"q"}, ids)
+
+	_, _, ok = h.take(2)
+	require.False(t, ok, "burst is busy with its batch")
+	h.done("burst")
+	c, ids, _ = h.take(2)
+	require.Equal(t, "burst", c)
+	require.Equal(t, []string{"c", "d"}, ids)
+}
+
+// TestLaneCircuitOpensAfterAStreakAndHandsOverItsQueue: the failure that
+// completes the streak opens the circuit and takes the waiting deliveries
+// for the retrier; a success closes it.
+func TestLaneCircuitOpensAfterAStreakAndHandsOverItsQueue(t *testing.T) {
+	l := &lane{queue: []job{{}, {}, {}}}
+	for i := 0; i < 4; i++ {
+		require.Nil(t, l.failed(5, time.Minute))
+	}
+	require.Len(t, l.failed(5, time.Minute), 3)
+	require.Empty(t, l.queue)
+	require.True(t, time.Now().Before(l.openUntil))
+	l.succeeded()
+	require.Zero(t, l.fails)
+	require.True(t, l.openUntil.IsZero())
+}
