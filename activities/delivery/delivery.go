@@ -35,6 +35,17 @@ type Activities struct {
 	// MaxChain bounds an event's causation chain of pipeline runs
 	// (PLATFORM_PIPELINE_CHAIN_MAX); 0 means DefaultMaxChain.
 	MaxChain int
+
+	// Retriers makes sure the retrier of a webhook with queued deliveries
+	// runs (QueueRetries, StartOverdueRetriers); nil fails those calls.
+	Retriers RetrierStarter
+	// The circuit breaker (breaker.go): a webhook is disabled once
+	// DisableAfterParked deliveries in a row were parked with no success
+	// in between (PLATFORM_WEBHOOK_DISABLE_AFTER_PARKED), or once every
+	// attempt failed for DisableAfter (PLATFORM_WEBHOOK_DISABLE_AFTER).
+	// Zero turns that rule off.
+	DisableAfterParked int
+	DisableAfter       time.Duration
 }
 
 // Opener opens the sealed secrets of one record of a customer
