@@ -1,8 +1,10 @@
 // Package delivery holds the activities of an event's way out, as the
-// DispatchEvent and WebhookDelivery workflows execute them: which
-// webhooks the event goes to, the runs of the pipelines it triggers, each
-// signed delivery attempt, the parking of a delivery whose attempts all
-// failed, and the event's dispatched mark.
+// DispatchEvent, WebhookDelivery and WebhookRetrier workflows execute
+// them: which webhooks the event goes to, the runs of the pipelines it
+// triggers, each signed delivery attempt, the retry queue of failed
+// deliveries (queue.go, retry.go) with the circuit breaker that disables
+// a webhook that keeps failing (breaker.go), the parking of a delivery
+// whose attempts all failed, and the event's dispatched mark.
 package delivery
 
 import (
