@@ -121,6 +121,10 @@ func (a *App) deliveryActivities() *delivery.Activities {
 	if a.Vault != nil {
 		acts.Vault = a.Vault
 	}
+	// Failed deliveries are retried by one workflow per webhook, and a
+	// webhook that keeps failing is disabled (docs/webhooks.md).
+	acts.Retriers = a.retrierStarter()
+	acts.DisableAfterParked, acts.DisableAfter = a.Config.WebhookDisableAfterParked, a.Config.WebhookDisableAfter
 	return acts
 }
 

@@ -64,6 +64,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 		{contract.WorkflowSelfCheck, workflows.SelfCheck},
 		{contract.WorkflowDispatchEvent, workflows.DispatchEvent},
 		{contract.WorkflowWebhookDelivery, workflows.WebhookDelivery},
+		{contract.WorkflowWebhookRetrier, workflows.WebhookRetrier},
 		{contract.WorkflowPipelineRun, workflows.PipelineRun},
 		{contract.WorkflowFireTrigger, workflows.FireTrigger},
 		{contract.WorkflowOAuthSweep, workflows.OAuthSweep},
@@ -96,6 +97,7 @@ func deliveryActivities(a *delivery.Activities) []named {
 		{contract.ActivityMarkDispatched, a.MarkDispatched},
 		{contract.ActivityDeliverWebhook, a.DeliverWebhook},
 		{contract.ActivitySettleDelivery, a.SettleDelivery},
+		{contract.ActivityRetryDueDeliveries, a.RetryDueDeliveries},
 	}
 }
 

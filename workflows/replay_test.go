@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +20,8 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"platform/activities/delivery"
+	"platform/kernel/events"
 	"platform/kernel/settings"
 	"platform/kernel/store"
 	"platform/kernel/temporalx"
@@ -115,4 +118,42 @@ func writeHistory(ctx context.Context, t *testing.T, c client.Client, id, file s
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
 	require.NoError(t, os.WriteFile(file, data, 0o644))
+}
+
+// TestRecordHistoriesRetrier runs a webhook's retrier on the real
+// servers and writes its history to testdata/retrier.json: a delivery
+// queued with no first attempt, failed once, then delivered on the
+// second attempt a minute later, with the check its start signal owes in
+// between. It takes about a minute.
+func TestRecordHistoriesRetrier(t *testing.T) {
+	if os.Getenv("PLATFORM_RECORD_HISTORY") == "" {
+		t.Skip("set PLATFORM_RECORD_HISTORY=1 to record testdata/retrier.json")
+	}
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) == 1 {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *settings.Config) { c.OutboundAllow = []string{"127.0.0.1"} }})
+	tok := p.Token("automation.*")
+	r := p.Do("POST", "/automation/webhooks", tok, map[string]any{"name": "h", "url": srv.URL, "events": []string{"consumers.created"}})
+	require.Equal(t, 201, r.Status)
+	hookID := r.Payload()["_id"].(string)
+	eventID := store.NewID()
+	require.NoError(t, p.Store.Collection(events.Collection).Insert(p.Ctx(), store.Doc{
+		"_id": eventID, "name": "consumers.created", "timestamp": time.Now().UTC().Truncate(time.Millisecond),
+		"data": store.Doc{"_id": store.NewID()}, "dispatched": true}))
+	acts := &delivery.Activities{Store: p.Store, Log: p.Log, Outbound: p.Outbound, Records: p.Service,
+		Retriers: delivery.NewRetriers(&temporalx.Starter{Client: p.Temporal, TaskQueue: p.TaskQueue})}
+	require.NoError(t, acts.QueueRetries(p.Ctx(), []delivery.Failed{{EventID: eventID, Event: "consumers.created", WebhookID: hookID}}))
+	ctx, cancel := context.WithTimeout(p.Ctx(), 3*time.Minute)
+	defer cancel()
+	id := contract.RetrierWorkflowID(hookID)
+	require.NoError(t, p.Temporal.GetWorkflow(ctx, id, "").Get(ctx, nil))
+	require.EqualValues(t, 2, hits.Load())
+	writeHistory(ctx, t, p.Temporal, id, filepath.Join("testdata", "retrier.json"))
 }

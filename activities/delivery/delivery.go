@@ -1,8 +1,10 @@
 // Package delivery holds the activities of an event's way out, as the
-// DispatchEvent and WebhookDelivery workflows execute them: which
-// webhooks the event goes to, the runs of the pipelines it triggers, each
-// signed delivery attempt, the parking of a delivery whose attempts all
-// failed, and the event's dispatched mark.
+// DispatchEvent, WebhookDelivery and WebhookRetrier workflows execute
+// them: which webhooks the event goes to, the runs of the pipelines it
+// triggers, each signed delivery attempt, the retry queue of failed
+// deliveries (queue.go, retry.go) with the circuit breaker that disables
+// a webhook that keeps failing (breaker.go), the parking of a delivery
+// whose attempts all failed, and the event's dispatched mark.
 package delivery
 
 import (
@@ -35,6 +37,17 @@ type Activities struct {
 	// MaxChain bounds an event's causation chain of pipeline runs
 	// (PLATFORM_PIPELINE_CHAIN_MAX); 0 means DefaultMaxChain.
 	MaxChain int
+
+	// Retriers makes sure the retrier of a webhook with queued deliveries
+	// runs (QueueRetries, StartOverdueRetriers); nil fails those calls.
+	Retriers RetrierStarter
+	// The circuit breaker (breaker.go): a webhook is disabled once
+	// DisableAfterParked deliveries in a row were parked with no success
+	// in between (PLATFORM_WEBHOOK_DISABLE_AFTER_PARKED), or once every
+	// attempt failed for DisableAfter (PLATFORM_WEBHOOK_DISABLE_AFTER).
+	// Zero turns that rule off.
+	DisableAfterParked int
+	DisableAfter       time.Duration
 }
 
 // Opener opens the sealed secrets of one record of a customer

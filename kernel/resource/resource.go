@@ -44,8 +44,13 @@ type Resource struct {
 	// record has it.
 	Key string
 
-	Indexes   []store.Index // beyond those derived from Unique/Sort/Filter fields
-	Actions   []Action
+	Indexes []store.Index // beyond those derived from Unique/Sort/Filter fields
+	Actions []Action
+	// Events are verbs of events the platform emits for records of the
+	// resource on its own, beyond writes and actions (webhooks.disabled):
+	// declared so that GET /events lists them and webhooks and triggers
+	// may subscribe to them.
+	Events    []string
 	Relations []Relation
 	Hooks     Hooks
 	// DefaultSort orders lists without ?sort (natural order when empty).
@@ -142,6 +147,9 @@ func (r *Resource) EventNames() []string {
 		if a.Event != "" {
 			out = append(out, r.Plural+"."+a.Event)
 		}
+	}
+	for _, v := range r.Events {
+		out = append(out, r.Plural+"."+v)
 	}
 	return out
 }

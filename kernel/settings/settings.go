@@ -54,6 +54,12 @@ type Config struct {
 	SandboxSize                                                            int // sandbox child processes kept per process
 	HookRateLimit                                                          int // calls per minute of one incoming-webhook URL
 
+	// The webhook circuit breaker: a webhook is disabled after this many
+	// deliveries in a row were parked with no success in between, or once
+	// every attempt failed for this long; 0 turns a rule off.
+	WebhookDisableAfterParked int
+	WebhookDisableAfter       time.Duration
+
 	// RateTokenShare is the percentage of RateLimit one access token may
 	// use, so that one runaway integration cannot starve its customer's
 	// other apps. RateLimitAnonymous is the budget per window of one client
@@ -160,6 +166,14 @@ func settings() []setting {
 		{"PLATFORM_WEBHOOK_LANE_CONCURRENCY", "webhook-lane-concurrency", "16", "first delivery attempts one dispatcher makes at once to one webhook", func(c *Config, v string) (err error) { c.WebhookLaneConcurrency, err = positive(v); return }},
 		{"PLATFORM_WEBHOOK_CUSTOMER_CONCURRENCY", "webhook-customer-concurrency", "128", "first delivery attempts one dispatcher makes at once for one customer, over all its webhooks", func(c *Config, v string) (err error) { c.WebhookCustomerConcurrency, err = positive(v); return }},
 		{"PLATFORM_WEBHOOK_CONCURRENCY", "webhook-concurrency", "256", "first delivery attempts one dispatcher makes at once in all", func(c *Config, v string) (err error) { c.WebhookConcurrency, err = positive(v); return }},
+		{"PLATFORM_WEBHOOK_DISABLE_AFTER_PARKED", "webhook-disable-after-parked", "50", "disable a webhook once this many of its deliveries in a row were parked with no success in between (0: never; at most 100000)", func(c *Config, v string) (err error) {
+			c.WebhookDisableAfterParked, err = countUpTo(v, MaxWebhookDisableAfterParked)
+			return
+		}},
+		{"PLATFORM_WEBHOOK_DISABLE_AFTER", "webhook-disable-after", "24h", "disable a webhook once every delivery attempt failed for this long (0: never; else 1h to 8760h)", func(c *Config, v string) (err error) {
+			c.WebhookDisableAfter, err = offOrBetween(v, time.Hour, MaxWebhookDisableAfter)
+			return
+		}},
 		{"PLATFORM_PIPELINE_CHAIN_MAX", "pipeline-chain-max", "8", "pipeline runs one event may descend from through db steps' writes before a further run is refused", func(c *Config, v string) (err error) { c.PipelineChainMax, err = positive(v); return }},
 		{"PLATFORM_CRON_MIN_INTERVAL", "cron-min-interval", "1m", "the shortest interval a cron trigger may fire at (at least 1s)", func(c *Config, v string) (err error) {
 			c.CronMinInterval, err = time.ParseDuration(v)
@@ -388,6 +402,35 @@ const MaxOAuthCodeTTL = 10 * time.Minute
 // MaxRefreshTokenTTL bounds PLATFORM_REFRESH_TOKEN_TTL (one year): a grant
 // unused for longer signs in again.
 const MaxRefreshTokenTTL = 365 * 24 * time.Hour
+
+// MaxWebhookDisableAfterParked and MaxWebhookDisableAfter bound the
+// breaker's thresholds: past them a webhook that never succeeds would
+// fail for ever (0 turns a rule off instead).
+const (
+	MaxWebhookDisableAfterParked = 100_000
+	MaxWebhookDisableAfter       = 8760 * time.Hour
+)
+
+// countUpTo reads a whole number from 0 to most.
+func countUpTo(v string, most int) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > most {
+		return 0, fmt.Errorf("want a whole number from 0 to %d", most)
+	}
+	return n, nil
+}
+
+// offOrBetween reads 0 (off) or a duration from least to most.
+func offOrBetween(v string, least, most time.Duration) (time.Duration, error) {
+	if d, err := time.ParseDuration(v); err == nil && d == 0 {
+		return 0, nil
+	}
+	d, err := between(v, least, most)
+	if err != nil {
+		return 0, fmt.Errorf("want 0 (off) or a duration from %s to %s", least, most)
+	}
+	return d, nil
+}
 
 func between(v string, least, most time.Duration) (time.Duration, error) {
 	d, err := atMost(v, most)

@@ -22,7 +22,7 @@ func WebhookRetries() *resource.Resource {
 		{Name: "statusCode", Type: resource.TInteger}, {Name: "error", Type: resource.TString}, {Name: "durationMs", Type: resource.TInteger},
 	}
 	return &resource.Resource{
-		Plural: webhook.RetriesCollection, Title: "parked webhook delivery", ReadOnly: true,
+		Plural: webhook.RetriesCollection, Title: "retried or parked webhook delivery", ReadOnly: true,
 		Fields: []resource.Field{
 			{Name: "event", Type: resource.TObjectID, Filter: true, Description: "event id"},
 			{Name: "eventName", Type: resource.TString, Filter: true, Sort: true},
@@ -30,13 +30,16 @@ func WebhookRetries() *resource.Resource {
 			{Name: "delivery", Type: resource.TString, Filter: true, Description: "X-Platform-Delivery / webhook-id, kept by retries"},
 			{Name: "status", Type: resource.TString, Filter: true, Sort: true,
 				Enum:        []string{webhook.StatusParked, webhook.StatusRetrying, webhook.StatusDelivered, webhook.StatusDeactivated, webhook.StatusSkipped},
-				Description: "parked after the last failed attempt; retrying while a retry round runs; then delivered, parked again, deactivated (410) or skipped (webhook inactive or deleted)"},
+				Description: "retrying: queued for its webhook's retrier (round 0: nextAttemptAt) or in a manual retry round (round > 0); parked after the last failed attempt, or when the platform disabled the webhook; then delivered, parked again, deactivated (410) or skipped (webhook inactive or deleted)"},
 			{Name: "round", Type: resource.TInteger, Filter: true, Description: "number of retry rounds started"},
 			{Name: "attemptCount", Type: resource.TInteger, Filter: true, Sort: true},
 			{Name: "attempts", Type: resource.TArray, Items: &resource.Field{Type: resource.TObject, Fields: attempt}},
 			{Name: "firstAttemptAt", Type: resource.TDate, Filter: true, Sort: true},
 			{Name: "lastAttemptAt", Type: resource.TDate, Filter: true, Sort: true},
+			{Name: "nextAttemptAt", Type: resource.TDate, Filter: true, Sort: true, Description: "when the retrier attempts it next (status retrying, round 0)"},
 		},
+		// The retriers read a webhook's queued deliveries in due order.
+		Indexes: []store.Index{{Name: "retrier_due", Keys: []store.SortField{{Field: "webhook"}, {Field: "status"}, {Field: "nextAttemptAt"}}}},
 		Actions: []resource.Action{{Name: "retry", Title: "deliver again: a new round of up to 5 attempts", Event: "retried", Run: retryDelivery}},
 		Relations: []resource.Relation{
 			{Rel: "webhook", Title: "the webhook", Target: "automation/" + webhook.Collection, Field: "webhook"},
@@ -77,6 +80,10 @@ func claimRound(ctx context.Context, call *resource.ActionCall) (store.Doc, bool
 	case webhook.StatusDelivered:
 		return nil, false, resource.Conflict("status", "the delivery has been delivered; there is nothing to retry")
 	case webhook.StatusRetrying:
+		if round, _ := rec["round"].(int64); round == 0 {
+			next, _ := rec["nextAttemptAt"].(time.Time)
+			return nil, false, resource.Conflict("status", "the delivery is queued for automatic retries (next attempt at %s); it can be retried by id once it is parked", next.UTC().Format(time.RFC3339))
+		}
 		return rec, false, nil
 	}
 	round, _ := rec["round"].(int64)

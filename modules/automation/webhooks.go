@@ -10,6 +10,7 @@ import (
 
 	"platform/api"
 	"platform/kernel/events"
+	"platform/kernel/query"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
 	"platform/modules/automation/webhook"
@@ -36,7 +37,15 @@ func Webhooks(d Deps) *resource.Resource {
 			{Name: "signed", Type: resource.TBool, ReadOnly: true, Filter: true, Description: "a secret is set: deliveries are signed"},
 			{Name: "deactivatedAt", Type: resource.TDate, ReadOnly: true, Filter: true, Description: "when a 410 Gone answer deactivated the webhook"},
 			{Name: "deactivatedReason", Type: resource.TString, ReadOnly: true},
+			{Name: "disabledAt", Type: resource.TDate, ReadOnly: true, Filter: true,
+				Description: "when the platform disabled the webhook because its deliveries kept failing (PLATFORM_WEBHOOK_DISABLE_AFTER_PARKED, PLATFORM_WEBHOOK_DISABLE_AFTER); cleared by the enable action or active: true"},
+			{Name: "disabledReason", Type: resource.TString, ReadOnly: true},
+			{Name: "failingSince", Type: resource.TDate, ReadOnly: true, Filter: true,
+				Description: "the first failed attempt of the deliveries failing since the last success the retries saw; absent when none fails"},
+			{Name: "parkedInRow", Type: resource.TInteger, ReadOnly: true, Description: "deliveries parked since failingSince"},
 		},
+		Events:  []string{webhook.EventDisabled},
+		Actions: []resource.Action{{Name: "enable", Title: "turn the webhook back on and clear its failure streak", Event: webhook.EventEnabled, Run: enableWebhook}},
 		Relations: []resource.Relation{
 			{Rel: "deliveries", Title: "delivery attempts", Target: "automation/" + webhook.DeliveriesCollection, Key: "webhook"},
 			{Rel: "retries", Title: "parked deliveries", Target: "automation/" + webhook.RetriesCollection, Key: "webhook"},
@@ -65,8 +74,47 @@ func webhookWrite(ctx context.Context, d Deps, w *resource.Write) error {
 	if w.New["active"] == true {
 		delete(w.New, "deactivatedAt") // reactivated by the client
 		delete(w.New, "deactivatedReason")
+		if w.Old != nil && w.Old["active"] != true {
+			for _, k := range reenabledClears() {
+				delete(w.New, k)
+			}
+		}
 	}
 	return nil
+}
+
+// reenabledClears are the fields a webhook turned on again loses: why
+// and when it was disabled, and its failure streak, which starts afresh.
+func reenabledClears() []string {
+	return append(append([]string{"deactivatedAt", "deactivatedReason"}, webhook.DisabledFields...), webhook.StreakFields...)
+}
+
+// enableWebhook turns the webhook on again (the one way back after the
+// circuit breaker disabled it, besides active: true) and clears its
+// failure streak. Deliveries parked meanwhile stay parked: each is
+// retried by id. Only turning it on is announced (webhooks.enabled); a
+// webhook already on has its streak cleared, if any, silently.
+func enableWebhook(ctx context.Context, call *resource.ActionCall) (*resource.ActionResult, error) {
+	wasOn := call.Record["active"] == true
+	if wasOn && !hasAny(call.Record, reenabledClears()) {
+		return &resource.ActionResult{Payload: resource.Present(call.Resource, call.Record, nil), NoEvent: true}, nil
+	}
+	doc, err := call.Service.Apply(ctx, call.Resource, query.ID(call.ID), resource.Change{
+		Set: store.Doc{"active": true}, Unset: reenabledClears(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &resource.ActionResult{Payload: doc, NoEvent: wasOn}, nil
+}
+
+func hasAny(d store.Doc, keys []string) bool {
+	for _, k := range keys {
+		if _, ok := d[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // sealSecret encrypts a new secret with the vault (per-customer key, bound

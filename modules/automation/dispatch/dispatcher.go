@@ -24,6 +24,9 @@ type Deliveries interface {
 	Try(ctx context.Context, at delivery.Attempt) (delivery.Outcome, error)
 	QueueRetries(ctx context.Context, list []delivery.Failed) error
 	LaunchEventRuns(ctx context.Context, in contract.LaunchEventRunsInput) (contract.LaunchedRuns, error)
+	// StartOverdueRetriers makes sure a retrier runs for every webhook of
+	// the customer in ctx with a queued delivery long overdue.
+	StartOverdueRetriers(ctx context.Context, now time.Time) (int, error)
 }
 
 var _ Deliveries = (*delivery.Activities)(nil)
@@ -49,6 +52,7 @@ type Dispatcher struct {
 	runs     runSlots
 	// hintsSeen is the newest hint read (pollHints runs in loop only).
 	hintsSeen time.Time
+	sweeps    int // sweeps so far (loop only)
 	started   atomic.Bool
 	metrics   *metrics
 }

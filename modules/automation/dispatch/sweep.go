@@ -23,11 +23,26 @@ func (d *Dispatcher) sweepAll(ctx context.Context) {
 		}
 		return
 	}
+	d.sweeps++
+	checkRetriers := d.sweeps%retrierCheckEvery == 1
 	for _, c := range customers {
-		if d.inflight.total() >= int64(d.Limits.Backlog) {
-			return
+		if checkRetriers {
+			d.startOverdueRetriers(ctx, c)
 		}
-		d.sweepCustomer(ctx, c, time.Now().Add(-d.Limits.Grace))
+		if d.inflight.total() < int64(d.Limits.Backlog) {
+			d.sweepCustomer(ctx, c, time.Now().Add(-d.Limits.Grace))
+		}
+	}
+}
+
+// retrierCheckEvery: every that many sweeps (30 s by default) the
+// customers' retry queues are checked for deliveries whose retrier
+// stopped or never started (a process died between queueing and start).
+const retrierCheckEvery = 6
+
+func (d *Dispatcher) startOverdueRetriers(ctx context.Context, customer string) {
+	if _, err := d.Deliveries.StartOverdueRetriers(tenant.WithCustomer(ctx, customer), time.Now()); err != nil {
+		d.fault(ctx, customer, "start overdue retriers", err)
 	}
 }
 
