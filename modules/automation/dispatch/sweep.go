@@ -24,7 +24,7 @@ func (d *Dispatcher) sweepAll(ctx context.Context) {
 		return
 	}
 	d.sweeps++
-	checkRetriers := d.sweeps%retrierCheckEvery == 1
+	checkRetriers := d.sweeps%retrierCheckEvery == 1 && d.Deliveries != nil
 	for _, c := range customers {
 		if checkRetriers {
 			d.startOverdueRetriers(ctx, c)
