@@ -162,6 +162,12 @@ func TestDeadWebhookBacklogDoesNotDelayAHealthyOne(t *testing.T) {
 	dead.Close() // its port now refuses connections
 	deadID := hookTo(t, p, tokA, dead.URL)
 	backlog := storeBacklog(t, p, p.Customer.ID, 3000)
+	queued := func() int64 {
+		n, err := p.Store.Collection(webhook.RetriesCollection).Count(p.Ctx(), query.Eq("webhook", deadID))
+		require.NoError(t, err)
+		return n
+	}
+	require.Eventually(t, func() bool { return queued() > 0 }, time.Minute, 20*time.Millisecond, "the sweep takes up the backlog")
 
 	other, user := p.OtherCustomer("fair-b")
 	tokB := p.TokenFor(other.ID, user.ID, "automation.*", "crm.*")
@@ -178,9 +184,12 @@ func TestDeadWebhookBacklogDoesNotDelayAHealthyOne(t *testing.T) {
 	t.Logf("customer A's healthy webhook during its backlog: p50 %s, p99 %s", latA[len(latA)/2], latA[len(latA)*99/100])
 	require.Less(t, latA[len(latA)*99/100], fastEnough)
 
+	require.Eventually(t, func() bool { return queued() == int64(backlog) }, time.Minute, 50*time.Millisecond,
+		"every delivery of the backlog is with the dead webhook's retrier")
 	attempts, err := p.Store.Collection(webhook.DeliveriesCollection).Count(p.Ctx(), query.Eq("webhook", deadID))
 	require.NoError(t, err)
 	t.Logf("dead webhook: %d network attempts for a backlog of %d events", attempts, backlog)
+	require.Less(t, attempts, int64(100), "the open circuit spares the dead receiver")
 }
 
 // storeBacklog stores n undispatched consumers.created events of the
