@@ -123,10 +123,19 @@ func hookTo(t *testing.T, p *testenv.Platform, tok, url string) string {
 }
 
 // fastEnough is the write-to-receipt bound these tests hold a healthy
-// webhook to: the goal is a p99 under 1 s (make bench-webhooks measures
-// it); tests run under the race detector on a busy machine, so they allow
-// more, while still far below a minute-long back-off.
-const fastEnough = 3 * time.Second
+// webhook to: the goal is a p99 under 1 s on platform dev's SQLite store
+// (make bench-webhooks measures it); tests run under the race detector on
+// a busy machine, so they allow 3 s. The embedded FerretDB that stands in
+// for MongoDB scans a collection for every query but by _id (NOTES.md), so
+// a backlog of thousands of events slows every customer's store calls
+// there: it is held to 20 s, which still fails the starvation this guards
+// against (a healthy webhook waiting minutes behind a dead one).
+func fastEnough(p *testenv.Platform) time.Duration {
+	if p.Store.Kind() == "sqlite" {
+		return 3 * time.Second
+	}
+	return 20 * time.Second
+}
 
 // TestSlowReceiverDoesNotDelayAFastOne: one customer's burst goes to a
 // webhook whose receiver answers after the time-out and to one that
@@ -143,7 +152,7 @@ func TestSlowReceiverDoesNotDelayAFastOne(t *testing.T) {
 	written := writeConsumers(t, p, tok, "burst", 300)
 	lat := fast.latencies(t, written, time.Minute)
 	t.Logf("fast receiver: p50 %s, p99 %s, max %s", lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1])
-	require.Less(t, lat[len(lat)*99/100], fastEnough)
+	require.Less(t, lat[len(lat)*99/100], fastEnough(p))
 
 	require.Eventually(t, func() bool {
 		n, err := p.Store.Collection(webhook.RetriesCollection).Count(p.Ctx(), query.Eq("webhook", slowID))
@@ -176,13 +185,13 @@ func TestDeadWebhookBacklogDoesNotDelayAHealthyOne(t *testing.T) {
 	writtenB := writeConsumers(t, p, tokB, "b", 100)
 	latB := healthyB.latencies(t, writtenB, time.Minute)
 	t.Logf("customer B during A's backlog: p50 %s, p99 %s", latB[len(latB)/2], latB[len(latB)*99/100])
-	require.Less(t, latB[len(latB)*99/100], fastEnough)
+	require.Less(t, latB[len(latB)*99/100], fastEnough(p))
 
 	hookTo(t, p, tokA, healthyA.srv.URL)
 	writtenA := writeConsumers(t, p, tokA, "a", 100)
 	latA := healthyA.latencies(t, writtenA, time.Minute)
 	t.Logf("customer A's healthy webhook during its backlog: p50 %s, p99 %s", latA[len(latA)/2], latA[len(latA)*99/100])
-	require.Less(t, latA[len(latA)*99/100], fastEnough)
+	require.Less(t, latA[len(latA)*99/100], fastEnough(p))
 
 	require.Eventually(t, func() bool { return queued() == int64(backlog) }, time.Minute, 50*time.Millisecond,
 		"every delivery of the backlog is with the dead webhook's retrier")

@@ -64,7 +64,9 @@ func (d *Dispatcher) dispatchBatch(ctx context.Context, customer string, docs []
 	if err != nil {
 		return d.release(ctx, docs, err)
 	}
-	pipes, err := d.Store.Collection(runs.Pipelines).Count(ctx, query.Eq("active", true))
+	// One active pipeline is enough to know: a limited find, not a count
+	// (which scans the collection on some stores).
+	pipes, err := d.Store.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Filter: query.Eq("active", true), Limit: 1, Fields: []string{"_id"}})
 	if err != nil {
 		return d.release(ctx, docs, err)
 	}
@@ -77,7 +79,7 @@ func (d *Dispatcher) dispatchBatch(ctx context.Context, customer string, docs []
 		for _, h := range targets {
 			d.lanes.submit(ctx, job{ev: ev, hook: h})
 		}
-		if pipes > 0 {
+		if len(pipes) > 0 {
 			launches = append(launches, ev)
 		} else {
 			ev.finish()
