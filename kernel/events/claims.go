@@ -37,20 +37,22 @@ func idIn(ids []string) query.Expr {
 }
 
 // Claim claims those of ids (events of the customer in ctx) that are free
-// for owner until now+lease, and returns the claimed events whole.
-func Claim(ctx context.Context, st store.Store, owner string, ids []string, lease time.Duration) ([]store.Doc, error) {
+// for owner until now+lease, and answers how many it claimed: all of them
+// when it answers len(ids). Claimed reads what it got.
+func Claim(ctx context.Context, st store.Store, owner string, ids []string, lease time.Duration) (int, error) {
 	if len(ids) == 0 {
-		return nil, nil
+		return 0, nil
 	}
 	now := time.Now().UTC()
-	coll := st.Collection(Collection)
-	_, err := coll.UpdateMany(ctx, query.AllOf(idIn(ids), claimable(now)), store.Update{
+	n, err := st.Collection(Collection).UpdateMany(ctx, query.AllOf(idIn(ids), claimable(now)), store.Update{
 		Set: store.Doc{claimBy: owner, claimUntil: now.Add(lease)},
 	})
-	if err != nil {
-		return nil, err
-	}
-	return coll.Find(ctx, store.FindOptions{Filter: query.AllOf(idIn(ids), query.Eq("dispatched", false), query.Eq(claimBy, owner))})
+	return int(n), err
+}
+
+// Claimed returns, whole, those of ids that owner holds.
+func Claimed(ctx context.Context, st store.Store, owner string, ids []string) ([]store.Doc, error) {
+	return st.Collection(Collection).Find(ctx, store.FindOptions{Filter: query.AllOf(idIn(ids), query.Eq("dispatched", false), query.Eq(claimBy, owner))})
 }
 
 // Overdue lists up to limit ids of the customer's claimable events stored

@@ -18,7 +18,7 @@ import (
 // batch under way, while the process holds fewer events than its backlog.
 func (d *Dispatcher) drainHot(ctx context.Context) {
 	for d.inflight.total() < int64(d.Limits.Backlog) {
-		customer, ids, ok := d.hot.take(d.Limits.Batch)
+		customer, evs, ok := d.hot.take(d.Limits.Batch)
 		if !ok {
 			return
 		}
@@ -26,7 +26,7 @@ func (d *Dispatcher) drainHot(ctx context.Context) {
 		go func() {
 			defer d.lanes.untrack()
 			defer d.hot.done(customer)
-			d.dispatchIDs(ctx, customer, ids)
+			d.dispatchKnown(ctx, customer, evs)
 			d.poke() // more may have come for this customer meanwhile
 		}()
 	}
@@ -41,11 +41,33 @@ func (d *Dispatcher) poke() {
 
 // dispatchIDs claims ids of the customer and dispatches what it got.
 func (d *Dispatcher) dispatchIDs(ctx context.Context, customer string, ids []string) {
+	d.dispatchClaimed(ctx, customer, ids, nil)
+}
+
+// dispatchKnown is dispatchIDs for events this process stored: when it
+// claims them all, it has them already and reads nothing back.
+func (d *Dispatcher) dispatchKnown(ctx context.Context, customer string, evs []events.Event) {
+	ids, docs := make([]string, len(evs)), make([]store.Doc, len(evs))
+	for i, e := range evs {
+		ids[i] = e.ID
+		docs[i] = store.Doc{"_id": e.ID, "name": e.Name, "timestamp": e.Timestamp, "data": e.Data}
+	}
+	d.dispatchClaimed(ctx, customer, ids, docs)
+}
+
+func (d *Dispatcher) dispatchClaimed(ctx context.Context, customer string, ids []string, known []store.Doc) {
 	cctx := tenant.WithCustomer(ctx, customer)
-	docs, err := events.Claim(cctx, d.Store, d.owner, ids, d.Limits.Lease)
+	n, err := events.Claim(cctx, d.Store, d.owner, ids, d.Limits.Lease)
 	if err != nil {
 		d.fault(ctx, customer, "claim events", err)
 		return
+	}
+	docs := known
+	if n != len(ids) || known == nil {
+		if docs, err = events.Claimed(cctx, d.Store, d.owner, ids); err != nil {
+			d.fault(ctx, customer, "read claimed events", err)
+			return
+		}
 	}
 	if err := d.dispatchBatch(cctx, customer, docs); err != nil {
 		d.fault(ctx, customer, "dispatch events", err)

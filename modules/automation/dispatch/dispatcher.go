@@ -100,7 +100,7 @@ func newOwner() string {
 // claimed at once (the fast path). A full buffer drops it, which loses
 // nothing: the event is stored, and the next sweep claims it.
 func (d *Dispatcher) Notify(_ context.Context, e events.Event) {
-	if !d.started.Load() || !d.hot.add(e.Customer, e.ID, d.Limits.HotBuffer) {
+	if !d.started.Load() || !d.hot.add(e, d.Limits.HotBuffer) {
 		return
 	}
 	select {

@@ -1,24 +1,29 @@
 package dispatch
 
-import "sync"
+import (
+	"sync"
 
-// hotEvents are ids of events this process stored, per customer, waiting
-// to be claimed. Customers take turns, and a customer whose batch is under
+	"platform/kernel/events"
+)
+
+// hotEvents are events this process stored, per customer, waiting to be
+// claimed. Customers take turns, and a customer whose batch is under
 // way waits for it, so one customer's burst cannot hold up another's
 // events.
 type hotEvents struct {
 	mu    sync.Mutex
-	ids   map[string][]string
+	ids   map[string][]events.Event
 	busy  map[string]bool
 	order []string // customers with ids, in turn order
 }
 
-// add queues an id unless the customer has max waiting.
-func (h *hotEvents) add(customer, id string, max int) bool {
+// add queues an event unless its customer has max waiting.
+func (h *hotEvents) add(e events.Event, max int) bool {
+	customer := e.Customer
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.ids == nil {
-		h.ids, h.busy = map[string][]string{}, map[string]bool{}
+		h.ids, h.busy = map[string][]events.Event{}, map[string]bool{}
 	}
 	q := h.ids[customer]
 	if len(q) >= max {
@@ -27,13 +32,13 @@ func (h *hotEvents) add(customer, id string, max int) bool {
 	if len(q) == 0 {
 		h.order = append(h.order, customer)
 	}
-	h.ids[customer] = append(q, id)
+	h.ids[customer] = append(q, e)
 	return true
 }
 
-// take gives the next idle customer's ids (at most max) and marks the
+// take gives the next idle customer's events (at most max) and marks the
 // customer busy until done is called.
-func (h *hotEvents) take(max int) (customer string, ids []string, ok bool) {
+func (h *hotEvents) take(max int) (customer string, evs []events.Event, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for i, c := range h.order {
@@ -42,7 +47,7 @@ func (h *hotEvents) take(max int) (customer string, ids []string, ok bool) {
 		}
 		q := h.ids[c]
 		n := min(max, len(q))
-		ids = append([]string(nil), q[:n]...)
+		evs = append([]events.Event(nil), q[:n]...)
 		if n == len(q) {
 			delete(h.ids, c)
 			h.order = append(h.order[:i:i], h.order[i+1:]...)
@@ -51,7 +56,7 @@ func (h *hotEvents) take(max int) (customer string, ids []string, ok bool) {
 			h.order = append(append(h.order[:i:i], h.order[i+1:]...), c) // to the back of the turn
 		}
 		h.busy[c] = true
-		return c, ids, true
+		return c, evs, true
 	}
 	return "", nil, false
 }

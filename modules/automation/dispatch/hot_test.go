@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"platform/kernel/events"
 )
 
 // TestHotEventsTakeTurnsBetweenCustomers: a customer with a burst gets one
@@ -12,27 +14,35 @@ import (
 // single event is taken next; a busy customer is skipped until done.
 func TestHotEventsTakeTurnsBetweenCustomers(t *testing.T) {
 	var h hotEvents
-	for i := 0; i < 5; i++ {
-		require.True(t, h.add("burst", string(rune('a'+i)), 10))
+	ev := func(customer, id string) events.Event { return events.Event{Customer: customer, ID: id} }
+	ids := func(evs []events.Event) []string {
+		var out []string
+		for _, e := range evs {
+			out = append(out, e.ID)
+		}
+		return out
 	}
-	require.True(t, h.add("quiet", "q", 10))
-	require.False(t, h.add("quiet", "over", 1), "a full buffer refuses: the sweep takes it later")
+	for i := 0; i < 5; i++ {
+		require.True(t, h.add(ev("burst", string(rune('a'+i))), 10))
+	}
+	require.True(t, h.add(ev("quiet", "q"), 10))
+	require.False(t, h.add(ev("quiet", "over"), 1), "a full buffer refuses: the sweep takes it later")
 
-	c, ids, ok := h.take(2)
+	c, got, ok := h.take(2)
 	require.True(t, ok)
 	require.Equal(t, "burst", c)
-	require.Equal(t, []string{"a", "b"}, ids)
+	require.Equal(t, []string{"a", "b"}, ids(got))
 
-	c, ids, _ = h.take(2)
+	c, got, _ = h.take(2)
 	require.Equal(t, "quiet", c, "the other customer's turn")
-	require.Equal(t, []string{"q"}, ids)
+	require.Equal(t, []string{"q"}, ids(got))
 
 	_, _, ok = h.take(2)
 	require.False(t, ok, "burst is busy with its batch")
 	h.done("burst")
-	c, ids, _ = h.take(2)
+	c, got, _ = h.take(2)
 	require.Equal(t, "burst", c)
-	require.Equal(t, []string{"c", "d"}, ids)
+	require.Equal(t, []string{"c", "d"}, ids(got))
 }
 
 // TestLaneCircuitOpensAfterAStreakAndHandsOverItsQueue: the failure that
