@@ -226,8 +226,9 @@ func (a *App) starter(taskQueue string) *temporalx.Starter {
 	return &temporalx.Starter{Client: a.Temporal, TaskQueue: taskQueue}
 }
 
-// Worker returns the Temporal worker with every workflow and activity, and
-// the event sweeper that runs with it.
+// Worker returns the Temporal workers, one per kind of work on the queues
+// named after taskQueue (app/queues.go), with every workflow and activity,
+// and the event sweeper that runs with them.
 func (a *App) Worker(taskQueue string) sdkworker.Worker {
 	acts := worker.Activities{
 		System:      &system.Activities{Store: a.Store, Bugs: a.Bugs},
@@ -236,7 +237,7 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 		Maintenance: a.MaintenanceActivities(),
 	}
 	return &dispatch.Worker{
-		Worker:  worker.New(a.Temporal, taskQueue, acts),
+		Worker:  a.workers(taskQueue, acts),
 		Sweeper: &dispatch.Sweeper{Store: a.Store, Starter: a.starter(taskQueue), Log: a.Log, Customers: a.Identity, Bugs: a.Bugs},
 	}
 }

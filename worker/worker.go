@@ -6,7 +6,6 @@ package worker
 
 import (
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -27,16 +26,6 @@ type Activities struct {
 	Delivery    *delivery.Activities
 	Pipelines   *pipelines.Activities
 	Maintenance *maintenance.Activities
-}
-
-// New returns a worker on taskQueue with every workflow and activity registered.
-func New(c client.Client, taskQueue string, acts Activities) sdkworker.Worker {
-	w := sdkworker.New(c, taskQueue, sdkworker.Options{
-		// Let in-flight activities finish on SIGTERM before the worker stops.
-		WorkerStopTimeout: 30e9,
-	})
-	Register(w, acts)
-	return w
 }
 
 // Register registers every workflow and the activities of acts under
