@@ -1,7 +1,8 @@
 // Package worker registers the platform's workflows and activities on a
 // Temporal worker, each under its name in package contract: the one list
 // of what a worker runs, used by the worker process, the replay tests and
-// the workflow tests.
+// the workflow tests. A worker process runs a Group: one Temporal worker
+// per kind of work, each on its kind's task queue with its own slots.
 package worker
 
 import (
