@@ -95,8 +95,9 @@ type TemporalOptions struct {
 }
 
 // fairness is the dynamic config that orders the backlog of every task
-// queue but fifo by fairness key (the customer, docs/queues.md), not first
-// in, first out: one customer's burst then cannot hold up another's work.
+// queue except those in fifo by fairness key (the customer,
+// docs/queues.md), not first in, first out: one customer's burst then
+// cannot hold up another's work.
 // The fair backlog is kept in other tables (tasks_v2), and server 1.29.1
 // does not move a queue's existing backlog there: switching a queue with
 // a persisted backlog strands it (measured: activities scheduled before
