@@ -228,8 +228,9 @@ func (a *App) starter(taskQueue string) *temporalx.Starter {
 	return &temporalx.Starter{Client: a.Temporal, TaskQueue: taskQueue}
 }
 
-// Worker returns the Temporal worker with every workflow and activity, and
-// the event sweeper that runs with it.
+// Worker returns the Temporal workers, one per kind of work on the queues
+// named after taskQueue (app/queues.go), with every workflow and activity,
+// and the event sweeper that runs with them.
 func (a *App) Worker(taskQueue string) sdkworker.Worker {
 	acts := worker.Activities{
 		System:      &system.Activities{Store: a.Store, Bugs: a.Bugs},
@@ -237,7 +238,7 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 		Pipelines:   a.pipelineActivities(),
 		Maintenance: a.MaintenanceActivities(),
 	}
-	return &dispatch.Worker{Worker: worker.New(a.Temporal, taskQueue, acts), Dispatcher: a.dispatcher(acts.Delivery)}
+	return &dispatch.Worker{Worker: a.workers(taskQueue, acts), Dispatcher: a.dispatcher(acts.Delivery)}
 }
 
 // dispatcher is the process's one event dispatcher. Events this process

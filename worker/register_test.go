@@ -13,6 +13,7 @@ import (
 	"platform/activities/pipelines"
 	"platform/activities/system"
 	"platform/worker"
+	"platform/workflows/contract"
 )
 
 // TestRegisterKeepsTheRecordedNames: the worker registers exactly these
@@ -48,4 +49,17 @@ func (r *recorder) RegisterWorkflowWithOptions(_ any, o workflow.RegisterOptions
 
 func (r *recorder) RegisterActivityWithOptions(_ any, o activity.RegisterOptions) {
 	r.activities = append(r.activities, o.Name)
+}
+
+// TestEveryWorkflowHasAKind: each registered workflow says which kind of
+// work it is, so it starts on its kind's queue; a new workflow left out
+// of contract.WorkflowKinds would quietly run on the base queue.
+func TestEveryWorkflowHasAKind(t *testing.T) {
+	t.Parallel()
+	r := &recorder{}
+	worker.RegisterWorkflows(r)
+	for _, w := range r.workflows {
+		_, ok := contract.WorkflowKinds[w]
+		require.True(t, ok, "workflow %s has no kind in contract.WorkflowKinds", w)
+	}
 }

@@ -1,12 +1,12 @@
 // Package worker registers the platform's workflows and activities on a
 // Temporal worker, each under its name in package contract: the one list
 // of what a worker runs, used by the worker process, the replay tests and
-// the workflow tests.
+// the workflow tests. A worker process runs a Group: one Temporal worker
+// per kind of work, each on its kind's task queue with its own slots.
 package worker
 
 import (
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -27,16 +27,6 @@ type Activities struct {
 	Delivery    *delivery.Activities
 	Pipelines   *pipelines.Activities
 	Maintenance *maintenance.Activities
-}
-
-// New returns a worker on taskQueue with every workflow and activity registered.
-func New(c client.Client, taskQueue string, acts Activities) sdkworker.Worker {
-	w := sdkworker.New(c, taskQueue, sdkworker.Options{
-		// Let in-flight activities finish on SIGTERM before the worker stops.
-		WorkerStopTimeout: 30e9,
-	})
-	Register(w, acts)
-	return w
 }
 
 // Register registers every workflow and the activities of acts under

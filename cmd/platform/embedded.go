@@ -63,6 +63,7 @@ func (e *embeddedServers) start(cfg *settings.Config, log *slog.Logger, wantStor
 			DatabaseFile: filepath.Join(cfg.DataDir, "temporal", "temporal.db"),
 			IP:           "127.0.0.1", Port: port, UIPort: cfg.TemporalUIPort, Namespace: cfg.TemporalNamespace,
 			SearchAttributes: searchAttributes(),
+			FIFOQueues:       []string{cfg.TaskQueue}, // its backlog may predate fairness
 		}, quietLogger(log, slog.LevelError))
 		if err != nil {
 			e.stop()

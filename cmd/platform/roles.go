@@ -150,7 +150,7 @@ func serve(ctx context.Context, r role, a *app.App, f *front, retry *retrier, lo
 			return err
 		}
 		defer w.Stop() // drains: waits for running activities up to WorkerStopTimeout
-		log.Info("worker polling", "taskQueue", a.Config.TaskQueue)
+		log.Info("worker polling", "taskQueues", app.TaskQueues(a.Config.TaskQueue))
 	}
 	log.Info("platform ready", "startupMs", time.Since(started).Milliseconds())
 	select {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"platform/kernel/auth"
+	"platform/workflows/contract"
 )
 
 // Config is every setting of every role.
@@ -59,6 +60,10 @@ type Config struct {
 	// every attempt failed for this long; 0 turns a rule off.
 	WebhookDisableAfterParked int
 	WebhookDisableAfter       time.Duration
+
+	// Slots bound, per worker process, the Temporal worker of each kind
+	// of work (its own task queue; contract.Kind).
+	Slots map[contract.Kind]QueueSlots
 
 	// RateTokenShare is the percentage of RateLimit one access token may
 	// use, so that one runaway integration cannot starve its customer's
@@ -138,7 +143,7 @@ func (e *InvalidError) Error() string {
 }
 
 func settings() []setting {
-	return []setting{
+	return append([]setting{
 		{"PLATFORM_DATA", "data", "./data", "directory of the embedded stores", func(c *Config, v string) error { c.DataDir = v; return nonEmpty(v) }},
 		{"PLATFORM_HTTP_ADDR", "http", ":8080", "HTTP listen address", func(c *Config, v string) error { c.HTTPAddr = v; return hostPort(v) }},
 		{"MONGODB_URI", "mongodb-uri", "", "MongoDB URI; empty: embedded store", func(c *Config, v string) error { c.MongoURI = v; return mongoURI(v) }},
@@ -240,7 +245,7 @@ func settings() []setting {
 		{"PLATFORM_SMS_TOKEN", "sms-token", "", "bearer token sent to PLATFORM_SMS_URL", func(c *Config, v string) error { c.SMSToken = v; return nil }},
 		{"PLATFORM_PUSH_URL", "push-url", "", "URL the push notification channel POSTs {to, title, body, data} to; empty: push off", func(c *Config, v string) error { c.PushURL = v; return optional(v, absURL) }},
 		{"PLATFORM_PUSH_TOKEN", "push-token", "", "bearer token sent to PLATFORM_PUSH_URL", func(c *Config, v string) error { c.PushToken = v; return nil }},
-	}
+	}, slotSettings()...)
 }
 
 // Load parses args (flags) over the environment. The returned error is a

@@ -6,13 +6,21 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
+
+	"platform/kernel/tenant"
+	"platform/workflows/contract"
 )
 
-// Starter starts workflows on the platform's task queue under
-// deterministic ids, so that a start repeated after a crash, by a second
-// replica or by a retried request starts the work once.
+// Starter starts workflows under deterministic ids, so that a start
+// repeated after a crash, by a second replica or by a retried request
+// starts the work once. Each workflow starts on its kind's task queue
+// (contract.QueueOf), with the customer of the context as its fairness
+// key: the server shares a queue's worker slots between customers, so one
+// customer's burst cannot hold up another's work (docs/queues.md).
 type Starter struct {
-	Client    client.Client
+	Client client.Client
+	// TaskQueue is the base task queue (PLATFORM_TASK_QUEUE), which the
+	// queue of each kind of work is named after.
 	TaskQueue string
 }
 
@@ -36,7 +44,8 @@ func (s *Starter) Once(ctx context.Context, st Start) (started bool, err error) 
 	}
 	_, err = s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                    st.ID,
-		TaskQueue:             s.TaskQueue,
+		TaskQueue:             contract.QueueOf(s.TaskQueue, st.Workflow),
+		Priority:              Fairness(ctx),
 		WorkflowIDReusePolicy: policy,
 		// Report a running duplicate instead of silently attaching to it.
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
@@ -55,4 +64,14 @@ func (s *Starter) StartOnce(ctx context.Context, id string, attrs map[string]str
 		updates = append(updates, temporal.NewSearchAttributeKeyKeyword(k).ValueSet(v))
 	}
 	return s.Once(ctx, Start{ID: id, Workflow: workflow, Input: input, Attrs: temporal.NewSearchAttributes(updates...)})
+}
+
+// Fairness is the priority of work done for the customer of ctx: the
+// customer is the fairness key, so a queue's backlog is served round robin
+// between customers rather than first in, first out. Activities and child
+// workflows inherit it. Work of no customer has the empty key, which is
+// one more participant of the round.
+func Fairness(ctx context.Context) temporal.Priority {
+	customer, _ := tenant.Customer(ctx)
+	return temporal.Priority{FairnessKey: customer}
 }

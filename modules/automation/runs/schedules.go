@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"platform/kernel/store"
+	"platform/kernel/temporalx"
 	"platform/kernel/tenant"
 	"platform/workflows/contract"
 )
@@ -84,7 +85,11 @@ func PipelineSchedule(p store.Doc) (Schedule, bool) {
 // Schedules mirrors cron triggers into Temporal schedules: they survive
 // restarts and fire once across all workers.
 type Schedules struct {
-	Client    client.Client
+	Client client.Client
+	// TaskQueue is the base task queue; ticks start on the pipelines
+	// queue named after it. A schedule put before the queues were split
+	// fires on the base queue, whose worker still runs every workflow,
+	// until its trigger is saved again.
 	TaskQueue string
 }
 
@@ -100,10 +105,12 @@ func (s *Schedules) Put(ctx context.Context, sc Schedule) error {
 	}
 	spec := client.ScheduleSpec{CronExpressions: []string{sc.Cron}, TimeZoneName: tz}
 	// The customer travels in the action's header (the tenant propagator
-	// reads ctx), so a tick runs for this customer only.
+	// reads ctx), so a tick runs for this customer only; it is also the
+	// tick's fairness key on the pipelines queue.
 	action := &client.ScheduleWorkflowAction{
-		ID: "cron-" + sc.ID, Workflow: contract.WorkflowFireTrigger, TaskQueue: s.TaskQueue, Args: []any{sc.Fire},
+		ID: "cron-" + sc.ID, Workflow: contract.WorkflowFireTrigger, TaskQueue: contract.QueueOf(s.TaskQueue, contract.WorkflowFireTrigger), Args: []any{sc.Fire},
 		TypedSearchAttributes: temporal.NewSearchAttributes(temporal.NewSearchAttributeKeyKeyword(contract.AttrCustomer).ValueSet(cust)),
+		Priority:              temporalx.Fairness(ctx),
 	}
 	h := s.Client.ScheduleClient().GetHandle(ctx, sc.ID)
 	err = h.Update(ctx, client.ScheduleUpdateOptions{DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
