@@ -35,6 +35,7 @@ func TestEachKindRunsOnItsQueue(t *testing.T) {
 	rcv := newCounter(t)
 	pipelines, webhooks := contract.Queue(p.TaskQueue, contract.KindPipelines), contract.Queue(p.TaskQueue, contract.KindWebhooks)
 	hook := create(t, p, tok, "/automation/webhooks", map[string]any{"name": "h", "url": rcv.url("/hook"), "events": []string{"consumers.created"}})
+	failing := create(t, p, tok, "/automation/webhooks", map[string]any{"name": "dead", "url": deadURL(t), "events": []string{"consumers.created"}})
 	onEvent := create(t, p, tok, "/automation/pipelines", pipeline("on event", rcv.url("/step"), map[string]any{"event": "consumers.created"}))
 	create(t, p, tok, "/crm/consumers", map[string]any{"email": "ada@example.com"})
 
@@ -42,12 +43,12 @@ func TestEachKindRunsOnItsQueue(t *testing.T) {
 	eventID := awaitDelivered(t, p, hook)
 	firing := fireHookTrigger(t, p, tok, rcv)
 	retry := retryParked(t, p, tok, eventID, hook)
-	for id, queue := range map[string]string{
-		run: pipelines, firing: pipelines,
-		contract.DeliveryWorkflowID(eventID, hook, 0): webhooks, retry: webhooks,
-	} {
+	for id, queue := range map[string]string{run: pipelines, firing: pipelines, retry: webhooks} {
 		requireRanOn(t, p, id, queue)
 	}
+	// The failed first attempt went to the webhook's retrier, which waits
+	// for its next attempt (a minute): it is described, not awaited.
+	requireRunsOn(t, p, contract.RetrierWorkflowID(failing), webhooks)
 	cron := create(t, p, tok, "/automation/pipelines", pipeline("at nine", rcv.url("/cron"), map[string]any{"cron": "0 9 * * *"}))
 	// The raw answer: the SDK's Describe leaves the priority out.
 	d, err := p.Temporal.WorkflowService().DescribeSchedule(p.Ctx(), &workflowservice.DescribeScheduleRequest{Namespace: "default", ScheduleId: "pipeline-" + cron})
@@ -282,6 +283,20 @@ func requireRanOn(t *testing.T, p *testenv.Platform, id, queue string) {
 			require.Equal(t, queue, a.GetTaskQueue().GetName(), "%s: activity %s", id, a.GetActivityType().GetName())
 		}
 	}
+}
+
+// requireRunsOn checks that the running workflow id is on queue with the
+// customer as its fairness key.
+func requireRunsOn(t *testing.T, p *testenv.Platform, id, queue string) {
+	t.Helper()
+	var d *workflowservice.DescribeWorkflowExecutionResponse
+	require.Eventually(t, func() bool {
+		var err error
+		d, err = p.Temporal.DescribeWorkflowExecution(p.Ctx(), id, "")
+		return err == nil
+	}, 30*time.Second, 50*time.Millisecond, "%s started", id)
+	require.Equal(t, queue, d.WorkflowExecutionInfo.TaskQueue, id)
+	require.Equal(t, p.Customer.ID, d.WorkflowExecutionInfo.GetPriority().GetFairnessKey(), id)
 }
 
 // requirePolled checks that a worker polls the queue's workflow and

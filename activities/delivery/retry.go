@@ -152,16 +152,39 @@ type round struct {
 // sent only if the receiver did not fail every one of the first.
 func (r *round) run(ctx context.Context, due []store.Doc) error {
 	probe := due[:min(DeadProbe, len(due))]
-	dead := r.attemptAll(ctx, probe, true)
+	dead := r.attemptAll(ctx, probe)
 	if rest := due[len(probe):]; len(rest) > 0 && !r.stopped(ctx) {
-		r.attemptAll(ctx, rest, dead < DeadProbe)
+		if dead < DeadProbe {
+			r.attemptAll(ctx, rest)
+		} else {
+			r.notSent(ctx, rest)
+		}
 	}
 	return r.err
 }
 
+// notSent records a failed attempt without a network call for each of
+// recs, one write per attempt number rather than one per record: a dead
+// receiver's backlog of thousands then costs the store a few writes a
+// round, and other customers' writes are not queued behind it.
+func (r *round) notSent(ctx context.Context, recs []store.Doc) {
+	out := Outcome{Status: webhook.StatusFailed, Error: notSentError, At: nowMillis()}
+	byN := map[int][]store.Doc{}
+	for _, rec := range recs {
+		n := int(intOf(rec["attemptCount"])) + 1
+		byN[n] = append(byN[n], rec)
+	}
+	for n, group := range byN {
+		status, next, err := r.a.settleRetries(ctx, group, n, out, r.now)
+		for _, rec := range group {
+			r.note(rec, out, status, next, false, err)
+		}
+	}
+}
+
 // attemptAll attempts the records, RetryConcurrency at a time, and
 // answers how many failed without an answer or with a 5xx.
-func (r *round) attemptAll(ctx context.Context, recs []store.Doc, send bool) int {
+func (r *round) attemptAll(ctx context.Context, recs []store.Doc) int {
 	sem := make(chan struct{}, RetryConcurrency)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -173,7 +196,7 @@ func (r *round) attemptAll(ctx context.Context, recs []store.Doc, send bool) int
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			if r.attempt(ctx, rec, send) {
+			if r.attempt(ctx, rec) {
 				mu.Lock()
 				dead++
 				mu.Unlock()
@@ -191,21 +214,17 @@ func (r *round) stopped(ctx context.Context) bool {
 	return r.gone || r.err != nil || ctx.Err() != nil
 }
 
-// attempt makes (or, not sending, records) one attempt of the record and
-// settles it; true when it failed without an answer or with a 5xx.
-func (r *round) attempt(ctx context.Context, rec store.Doc, send bool) bool {
+// attempt makes one attempt of the record and settles it; true when it
+// failed without an answer or with a 5xx.
+func (r *round) attempt(ctx context.Context, rec store.Doc) bool {
 	n := int(intOf(rec["attemptCount"])) + 1
-	out := Outcome{Status: webhook.StatusFailed, Error: notSentError, At: nowMillis()}
-	if send {
-		o, found, err := r.send(ctx, rec, n)
-		if err != nil || !found {
-			r.ended(ctx, rec, err)
-			return false
-		}
-		out = o
+	out, found, err := r.send(ctx, rec, n)
+	if err != nil || !found {
+		r.ended(ctx, rec, err)
+		return false
 	}
 	status, next, err := r.a.settleRetry(ctx, rec, n, out, r.now)
-	r.note(rec, out, status, next, send, err)
+	r.note(rec, out, status, next, true, err)
 	return out.Status == webhook.StatusFailed && (out.StatusCode == 0 || out.StatusCode >= 500)
 }
 
@@ -292,6 +311,31 @@ func firstAttempt(rec store.Doc, out Outcome) time.Time {
 // a round repeated after a crash, or a breaker that parked the record
 // meanwhile, is not overwritten; such a record is left as it is.
 func (a *Activities) settleRetry(ctx context.Context, rec store.Doc, n int, out Outcome, now time.Time) (string, time.Time, error) {
+	status, next, u := retryUpdate(n, out, now)
+	where := query.AllOf(query.ID(str(rec["_id"])), retryingFilter(), query.Eq("attemptCount", int64(n-1)))
+	_, err := a.Store.Collection(webhook.RetriesCollection).Update(ctx, where, u)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", time.Time{}, nil
+	}
+	return status, next, err
+}
+
+// settleRetries is settleRetry for records that all had the same attempt
+// n with the same outcome, in one write.
+func (a *Activities) settleRetries(ctx context.Context, recs []store.Doc, n int, out Outcome, now time.Time) (string, time.Time, error) {
+	status, next, u := retryUpdate(n, out, now)
+	ids := make([]any, len(recs))
+	for i, rec := range recs {
+		ids[i] = str(rec["_id"])
+	}
+	where := query.AllOf(query.Field{Path: "_id", Conds: []query.Cond{query.In{Values: ids}}}, retryingFilter(), query.Eq("attemptCount", int64(n-1)))
+	_, err := a.Store.Collection(webhook.RetriesCollection).UpdateMany(ctx, where, u)
+	return status, next, err
+}
+
+// retryUpdate is the change attempt n with outcome out makes to a queued
+// record, the status it leaves and, still queued, when it is due next.
+func retryUpdate(n int, out Outcome, now time.Time) (string, time.Time, store.Update) {
 	status := retryStatus(out, n)
 	set := store.Doc{"attemptCount": int64(n), "lastAttemptAt": out.At.UTC(), "updatedAt": nowMillis()}
 	if n == 1 {
@@ -306,12 +350,7 @@ func (a *Activities) settleRetry(ctx context.Context, rec store.Doc, n int, out 
 		set["status"] = status
 		u.Unset = []string{"nextAttemptAt"}
 	}
-	where := query.AllOf(query.ID(str(rec["_id"])), retryingFilter(), query.Eq("attemptCount", int64(n-1)))
-	_, err := a.Store.Collection(webhook.RetriesCollection).Update(ctx, where, u)
-	if errors.Is(err, store.ErrNotFound) {
-		return "", time.Time{}, nil
-	}
-	return status, next, err
+	return status, next, u
 }
 
 // retryStatus is the record's status after its n-th attempt.
