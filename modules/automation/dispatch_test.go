@@ -40,6 +40,9 @@ func newTimedReceiver(t *testing.T, delay time.Duration) *timedReceiver {
 		}
 		_ = json.Unmarshal(body, &m)
 		email, _ := m.Data["email"].(string)
+		if email == "" {
+			email, _ = m.Data["title"].(string) // a task
+		}
 		r.mu.Lock()
 		if _, seen := r.arrived[email]; !seen {
 			r.arrived[email] = time.Now()
@@ -90,6 +93,12 @@ func (r *timedReceiver) latencies(t *testing.T, written map[string]time.Time, ti
 // writeConsumers creates n consumers of the token's customer from 10
 // writers and returns when each write started, by email.
 func writeConsumers(t *testing.T, p *testenv.Platform, tok, tag string, n int) map[string]time.Time {
+	return writeRecords(t, p, tok, "/crm/consumers", "email", tag, n)
+}
+
+// writeRecords creates n records at path whose field (email or title)
+// is unique, from 10 writers, and returns when each write started, by it.
+func writeRecords(t *testing.T, p *testenv.Platform, tok, path, field, tag string, n int) map[string]time.Time {
 	t.Helper()
 	var mu sync.Mutex
 	written := map[string]time.Time{}
@@ -101,7 +110,7 @@ func writeConsumers(t *testing.T, p *testenv.Platform, tok, tag string, n int) m
 			for i := w; i < n; i += 10 {
 				email := fmt.Sprintf("%s-%d@example.com", tag, i)
 				start := time.Now()
-				r := p.Do("POST", "/crm/consumers", tok, map[string]any{"email": email})
+				r := p.Do("POST", path, tok, map[string]any{field: email})
 				if r.Status != 201 {
 					t.Errorf("create: %d %s", r.Status, r.Body)
 					return
@@ -116,25 +125,33 @@ func writeConsumers(t *testing.T, p *testenv.Platform, tok, tag string, n int) m
 	return written
 }
 
-func hookTo(t *testing.T, p *testenv.Platform, tok, url string) string {
-	r := p.Do("POST", "/automation/webhooks", tok, map[string]any{"name": "hook", "url": url, "events": []string{"consumers.created"}})
+func hookTo(t *testing.T, p *testenv.Platform, tok, url string, events ...string) string {
+	if len(events) == 0 {
+		events = []string{"consumers.created"}
+	}
+	r := p.Do("POST", "/automation/webhooks", tok, map[string]any{"name": "hook", "url": url, "events": events})
 	require.Equal(t, 201, r.Status, string(r.Body))
 	return r.Payload()["_id"].(string)
 }
 
-// fastEnough is the write-to-receipt bound these tests hold a healthy
-// webhook to: the goal is a p99 under 1 s on platform dev's SQLite store
-// (make bench-webhooks measures it); tests run under the race detector on
-// a busy machine, so they allow 3 s. The embedded FerretDB that stands in
-// for MongoDB scans a collection for every query but by _id (NOTES.md), so
-// a backlog of thousands of events slows every customer's store calls
-// there: it is held to 20 s, which still fails the starvation this guards
-// against (a healthy webhook waiting minutes behind a dead one).
+// fastEnough is the write-to-receipt p99 bound these tests hold a
+// healthy webhook to. The goal is under 1 s on platform dev's SQLite store
+// (make bench-webhooks measures it; these tests see about 0.15 s without
+// the race detector); under the race detector, which CI uses and which
+// slows the dispatcher's CPU work several times, 5 s. The embedded
+// FerretDB that stands in for MongoDB scans a collection for every query
+// but by _id (NOTES.md), so a backlog of thousands of events slows every
+// customer's store calls there: 60 s, which still fails the starvation
+// this guards against (a healthy webhook waiting minutes, or for ever,
+// behind a dead one).
 func fastEnough(p *testenv.Platform) time.Duration {
-	if p.Store.Kind() == "sqlite" {
-		return 3 * time.Second
+	switch {
+	case p.Store.Kind() != "sqlite":
+		return time.Minute
+	case testenv.Race:
+		return 5 * time.Second
 	}
-	return 20 * time.Second
+	return time.Second
 }
 
 // TestSlowReceiverDoesNotDelayAFastOne: one customer's burst goes to a
@@ -162,7 +179,8 @@ func TestSlowReceiverDoesNotDelayAFastOne(t *testing.T) {
 
 // TestDeadWebhookBacklogDoesNotDelayAHealthyOne: customer A has thousands
 // of undispatched events for a webhook on a dead port; meanwhile customer
-// B's and A's own healthy webhooks get new events within their time.
+// B's healthy webhook, and A's own healthy webhook for other events, get
+// new events within their time.
 func TestDeadWebhookBacklogDoesNotDelayAHealthyOne(t *testing.T) {
 	t.Parallel()
 	p := platformWithWorker(t, testenv.Options{})
@@ -187,8 +205,10 @@ func TestDeadWebhookBacklogDoesNotDelayAHealthyOne(t *testing.T) {
 	t.Logf("customer B during A's backlog: p50 %s, p99 %s", latB[len(latB)/2], latB[len(latB)*99/100])
 	require.Less(t, latB[len(latB)*99/100], fastEnough(p))
 
-	hookTo(t, p, tokA, healthyA.srv.URL)
-	writtenA := writeConsumers(t, p, tokA, "a", 100)
+	// A's own healthy webhook wants another event than the backlog's (one
+	// that wanted consumers.created would have the backlog to deliver too).
+	hookTo(t, p, tokA, healthyA.srv.URL, "tasks.created")
+	writtenA := writeRecords(t, p, tokA, "/crm/tasks", "title", "a", 100)
 	latA := healthyA.latencies(t, writtenA, time.Minute)
 	t.Logf("customer A's healthy webhook during its backlog: p50 %s, p99 %s", latA[len(latA)/2], latA[len(latA)*99/100])
 	require.Less(t, latA[len(latA)*99/100], fastEnough(p))
