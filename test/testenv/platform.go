@@ -46,7 +46,7 @@ type Options struct {
 	// Workers runs that many separate worker "processes" (each its own
 	// App, event dispatcher and Temporal worker on the same store and
 	// queue) beside an API that has none: the replicated deployment.
-	Workers int
+	Workers   int
 	Configure func(*settings.Config)
 	// Logger receives the platform's and its Temporal client's logs
 	// (default: Logger(t)); tests that inspect log lines set it.
