@@ -17,9 +17,14 @@ type Failed struct {
 	EventID, Event, WebhookID string // Event: the event's name
 	// First is the first attempt (round 0, attempt 1, already recorded in
 	// webhookdeliveries); nil: none was made (the webhook's circuit is
-	// open or its queue is full), so the record is due at once with
-	// attemptCount 0.
+	// open or its queue is full), so the record is due at NotBefore (at
+	// once when zero) with attemptCount 0.
 	First *Outcome
+	// NotBefore delays the first attempt of a delivery none was made for:
+	// the dispatcher's open circuit sets it to when the circuit half-opens,
+	// so a receiver that just failed five times in a row is not tried
+	// again at once for every delivery that waited.
+	NotBefore time.Time
 }
 
 // RetrierStarter makes sure a webhook's retrier workflow runs; calling it
@@ -62,13 +67,16 @@ func queuedRecords(list []Failed, now time.Time) []store.Doc {
 }
 
 // queuedRecord is one failed delivery's record: due a minute after its
-// first attempt, or at once when none was made.
+// first attempt, or, when none was made, at NotBefore or at once.
 func queuedRecord(f Failed, now time.Time) store.Doc {
 	did := webhook.DeliveryID(f.EventID, f.WebhookID)
 	d := store.Doc{
 		"_id": webhook.RetryRecordID(did), "event": f.EventID, "eventName": f.Event, "webhook": f.WebhookID, "delivery": did,
 		"status": webhook.StatusRetrying, "round": int64(0), "attempts": []any{}, "attemptCount": int64(0),
 		"nextAttemptAt": now, "createdAt": now, "updatedAt": now,
+	}
+	if f.First == nil && f.NotBefore.After(now) {
+		d["nextAttemptAt"] = f.NotBefore.UTC()
 	}
 	if f.First != nil {
 		at := f.First.At.UTC()

@@ -51,9 +51,12 @@ func TestHotEventsTakeTurnsBetweenCustomers(t *testing.T) {
 func TestLaneCircuitOpensAfterAStreakAndHandsOverItsQueue(t *testing.T) {
 	l := &lane{queue: []job{{}, {}, {}}}
 	for i := 0; i < 4; i++ {
-		require.Nil(t, l.failed(5, time.Minute))
+		q, _ := l.failed(5, time.Minute)
+		require.Nil(t, q)
 	}
-	require.Len(t, l.failed(5, time.Minute), 3)
+	q, until := l.failed(5, time.Minute)
+	require.Len(t, q, 3)
+	require.Equal(t, l.openUntil, until, "handed over not to be tried before the circuit half-opens")
 	require.Empty(t, l.queue)
 	require.True(t, time.Now().Before(l.openUntil))
 	l.succeeded()

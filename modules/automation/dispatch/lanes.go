@@ -79,9 +79,10 @@ func (ls *lanes) submit(ctx context.Context, j job) {
 	now := time.Now()
 	l.used = now
 	if now.Before(l.openUntil) || len(l.queue) >= ls.d.Limits.LaneQueue {
+		open := l.openUntil
 		l.mu.Unlock()
 		ls.d.metrics.spilled.Inc()
-		ls.d.out.retry(j, nil)
+		ls.d.out.spill(j, open)
 		return
 	}
 	l.queue = append(l.queue, j)
@@ -170,9 +171,9 @@ func (ls *lanes) settle(l *lane, j job, out delivery.Outcome, err error) {
 		ls.dropQueue(l) // the webhook is off: what waits is skipped
 		j.ev.finish()
 	default:
-		if spill := l.failed(ls.d.Limits.FailStreak, ls.d.Limits.Cooldown); spill != nil {
+		if spill, until := l.failed(ls.d.Limits.FailStreak, ls.d.Limits.Cooldown); spill != nil {
 			for _, s := range spill {
-				ls.d.out.retry(s, nil)
+				ls.d.out.spill(s, until)
 			}
 		}
 		ls.d.out.retry(j, &out)
@@ -186,18 +187,19 @@ func (l *lane) succeeded() {
 }
 
 // failed counts a failure; the one that opens the circuit takes the
-// lane's queue with it, for the retrier.
-func (l *lane) failed(streak int, cooldown time.Duration) []job {
+// lane's queue with it, for the retrier, not to be tried before the
+// circuit half-opens.
+func (l *lane) failed(streak int, cooldown time.Duration) ([]job, time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.fails++
 	if l.fails < streak || time.Now().Before(l.openUntil) {
-		return nil
+		return nil, time.Time{}
 	}
 	l.openUntil = time.Now().Add(cooldown)
 	q := l.queue
 	l.queue = nil
-	return q
+	return q, l.openUntil
 }
 
 // dropQueue finishes the lane's waiting deliveries without an attempt.

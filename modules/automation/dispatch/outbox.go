@@ -49,8 +49,9 @@ type mark struct {
 }
 
 type pendingRetry struct {
-	j     job
-	first *delivery.Outcome
+	j         job
+	first     *delivery.Outcome
+	notBefore time.Time // no first attempt before (spilled by an open circuit)
 }
 
 // markDispatched queues an event whose targets are all finished.
@@ -61,7 +62,13 @@ func (o *outbox) markDispatched(customer, id string, at time.Time) {
 // retry queues a delivery for its webhook's retrier; first is its failed
 // first attempt, nil when none was made.
 func (o *outbox) retry(j job, first *delivery.Outcome) {
-	o.requeueRetries(j.ev.customer, []pendingRetry{{j, first}})
+	o.requeueRetries(j.ev.customer, []pendingRetry{{j: j, first: first}})
+}
+
+// spill queues a delivery no first attempt was made for, to be tried
+// not before notBefore.
+func (o *outbox) spill(j job, notBefore time.Time) {
+	o.requeueRetries(j.ev.customer, []pendingRetry{{j: j, notBefore: notBefore}})
 }
 
 // run flushes until ctx ends, then once more with a fresh context.
@@ -136,7 +143,7 @@ func push[T any](mu *sync.Mutex, q *map[string][]T, customer string, list []T) {
 func (o *outbox) flushRetries(ctx context.Context, d *Dispatcher, customer string, list []pendingRetry) {
 	failed := make([]delivery.Failed, len(list))
 	for i, p := range list {
-		failed[i] = delivery.Failed{EventID: p.j.ev.id, Event: p.j.ev.event.Name, WebhookID: p.j.hookID(), First: p.first}
+		failed[i] = delivery.Failed{EventID: p.j.ev.id, Event: p.j.ev.event.Name, WebhookID: p.j.hookID(), First: p.first, NotBefore: p.notBefore}
 	}
 	if err := d.Deliveries.QueueRetries(tenant.WithCustomer(ctx, customer), failed); err != nil {
 		d.fault(ctx, customer, "hand deliveries to their retriers", err)
