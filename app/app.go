@@ -29,7 +29,7 @@ import (
 	"platform/modules/audit"
 	"platform/modules/audit/trail"
 	"platform/modules/automation"
-	"platform/modules/automation/dispatch"
+	"platform/worker/dispatch"
 	"platform/modules/config"
 	"platform/modules/config/credentials"
 	"platform/modules/crm"

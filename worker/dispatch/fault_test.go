@@ -16,9 +16,9 @@ import (
 	"platform/kernel/settings"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
-	"platform/modules/automation/dispatch"
 	"platform/modules/crm"
 	"platform/test/testenv"
+	"platform/worker/dispatch"
 )
 
 // failingEvents is a store whose events cannot be read: every Find on
@@ -61,6 +61,7 @@ func sweepFailing(t *testing.T, err error) []store.Doc {
 	st := testenv.SQLiteStore(t)
 	cfg, lerr := settings.Load("test", nil)
 	require.NoError(t, lerr)
+	cfg.DataDir = t.TempDir() // the master key it generates stays out of the tree
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	a, aerr := app.New(ctx, cfg, st, nil, testenv.Logger(t))
