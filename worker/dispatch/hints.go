@@ -28,26 +28,47 @@ type Hinter struct {
 	Store store.Store
 	Log   *slog.Logger
 	// Local is this process's dispatcher, set when it starts one.
-	Local atomic.Pointer[Dispatcher]
-	mu    sync.Mutex
-	last  map[string]time.Time
+	Local   atomic.Pointer[Dispatcher]
+	mu      sync.Mutex
+	last    map[string]time.Time
+	once    sync.Once
+	writers chan struct{}
 }
 
 var _ events.Notifier = (*Hinter)(nil)
 
-// Notify implements events.Notifier. A lost hint costs latency, not the
-// event: the sweep finds it.
+// Notify implements events.Notifier. The hint is written in the
+// background, so a write's answer never waits for it, at most hintWriters
+// at once; a lost hint costs latency, not the event: the sweep finds it.
 func (h *Hinter) Notify(ctx context.Context, e events.Event) {
 	if d := h.Local.Load(); d != nil && d.started.Load() {
 		d.Notify(ctx, e)
 		return
 	}
-	if !h.due(e.Customer) {
+	if !h.due(e.Customer) || !h.slot() {
 		return
 	}
-	_, err := h.Store.Global(HintsCollection).Upsert(context.WithoutCancel(ctx), e.Customer, store.Update{Set: store.Doc{"at": time.Now().UTC()}})
-	if err != nil {
-		h.Log.WarnContext(ctx, "dispatch hint not written; the sweep dispatches the event", "event", e.ID, "error", err)
+	ctx = context.WithoutCancel(ctx)
+	go func() {
+		defer func() { <-h.writers }()
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if _, err := h.Store.Global(HintsCollection).Upsert(ctx, e.Customer, store.Update{Set: store.Doc{"at": time.Now().UTC()}}); err != nil {
+			h.Log.WarnContext(ctx, "dispatch hint not written; the sweep dispatches the event", "event", e.ID, "error", err)
+		}
+	}()
+}
+
+// hintWriters bounds the hint writes in flight in one process.
+const hintWriters = 16
+
+func (h *Hinter) slot() bool {
+	h.once.Do(func() { h.writers = make(chan struct{}, hintWriters) })
+	select {
+	case h.writers <- struct{}{}:
+		return true
+	default:
+		return false
 	}
 }
 
