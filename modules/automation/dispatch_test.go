@@ -220,7 +220,10 @@ func TestDeadWebhookBacklogDoesNotDelayAHealthyOne(t *testing.T) {
 	attempts, err := p.Store.Collection(webhook.DeliveriesCollection).Count(p.Ctx(), query.Eq("webhook", deadID))
 	require.NoError(t, err)
 	t.Logf("dead webhook: %d network attempts for a backlog of %d events", attempts, backlog)
-	require.Less(t, attempts, int64(100), "the open circuit spares the dead receiver")
+	// Without the circuit every delivery would be a request; with it, the
+	// lane probes every 30 s and each retrier round 10 times, so the count
+	// grows with the test's time (9-20 alone, 102 in a loaded CI run).
+	require.Less(t, attempts, int64(backlog/10), "the open circuit spares the dead receiver")
 }
 
 // backlogSize is the dead webhook's backlog: 3,000 events; 1,000 on
