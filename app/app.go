@@ -29,7 +29,6 @@ import (
 	"platform/modules/audit"
 	"platform/modules/audit/trail"
 	"platform/modules/automation"
-	"platform/worker/dispatch"
 	"platform/modules/config"
 	"platform/modules/config/credentials"
 	"platform/modules/crm"
@@ -39,6 +38,7 @@ import (
 	"platform/modules/marketing"
 	"platform/modules/oauth"
 	"platform/worker"
+	"platform/worker/dispatch"
 )
 
 var (
