@@ -16,6 +16,11 @@ type Hooks struct {
 	ReadFilter func(ctx context.Context) query.Expr
 	// Present adds virtual fields to a record on its way out.
 	Present func(doc store.Doc)
+	// AfterWrite runs after a create or update is stored (old is nil on
+	// create) and before its event: work that must see the saved record,
+	// such as signalling a workflow that reads it. An error fails the
+	// call although the record is saved, so the caller retries it.
+	AfterWrite func(ctx context.Context, s *Service, saved, old store.Doc) error
 	// AfterDelete runs after a record is deleted.
 	AfterDelete func(ctx context.Context, s *Service, old store.Doc) error
 }

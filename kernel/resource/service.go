@@ -107,6 +107,9 @@ func (s *Service) CreateWith(ctx context.Context, r *Resource, body map[string]a
 	if err := s.Store.Collection(r.Plural).Insert(ctx, w.New); err != nil {
 		return nil, storeError(err, r)
 	}
+	if err := s.afterWrite(ctx, r, w.New, nil); err != nil {
+		return nil, err
+	}
 	out := Present(r, w.New, nil)
 	if err := s.emitAll(ctx, r, EventCreated, w.Emit, out); err != nil {
 		return nil, err
@@ -148,6 +151,9 @@ func (s *Service) update(ctx context.Context, r *Resource, ref string, body map[
 	saved, err := s.Store.Collection(r.Plural).Update(ctx, query.ID(idOf(old)), diff(old, w.New))
 	if err != nil {
 		return nil, storeError(err, r)
+	}
+	if err := s.afterWrite(ctx, r, saved, old); err != nil {
+		return nil, err
 	}
 	out := Present(r, saved, nil)
 	if err := s.emitAll(ctx, r, EventUpdated, w.Emit, out); err != nil {
@@ -302,6 +308,26 @@ func (s *Service) beforeWrite(ctx context.Context, r *Resource, w *Write) error 
 		return nil
 	}
 	return r.Hooks.BeforeWrite(ctx, w)
+}
+
+func (s *Service) afterWrite(ctx context.Context, r *Resource, saved, old store.Doc) error {
+	if r.Hooks.AfterWrite == nil {
+		return nil
+	}
+	return r.Hooks.AfterWrite(ctx, s, saved, old)
+}
+
+// Insert stores a record the platform writes on its own (of a read-only
+// resource: a coupon redemption, a mail log) with the bookkeeping fields
+// and without validation or event: the action that wrote it announces
+// itself. doc gets its _id and stamps; a unique index that refuses it is
+// a conflict.duplicate error (store.IsDuplicate holds for it).
+func (s *Service) Insert(ctx context.Context, r *Resource, doc store.Doc) (store.Doc, error) {
+	stampCreate(ctx, doc)
+	if err := s.Store.Collection(r.Plural).Insert(ctx, doc); err != nil {
+		return nil, storeError(err, r)
+	}
+	return Present(r, doc, nil), nil
 }
 
 // fieldRights refuses a change of a field that needs a right the caller
