@@ -84,7 +84,7 @@ type App struct {
 func Modules() []*api.Module { return (&App{}).modules() }
 
 func (a *App) modules() []*api.Module {
-	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(), developer.Module(developer.Deps{Tokens: a.appTokens()}), audit.Module(), automation.Module(a.automationDeps()),
+	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(a.marketingDeps()), developer.Module(developer.Deps{Tokens: a.appTokens()}), audit.Module(), automation.Module(a.automationDeps()),
 		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit})}
 }
 
@@ -237,6 +237,7 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 		Delivery:    a.deliveryActivities(),
 		Pipelines:   a.pipelineActivities(),
 		Maintenance: a.MaintenanceActivities(),
+		Marketing:   a.marketingActivities(),
 	}
 	return &dispatch.Worker{Worker: a.workers(taskQueue, acts), Dispatcher: a.dispatcher(acts.Delivery)}
 }

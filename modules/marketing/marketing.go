@@ -1,5 +1,6 @@
-// Package marketing is the marketing module. So far it declares the mail
-// logs, which the CRM shows as a consumer's mail history.
+// Package marketing is the marketing module: coupons and their
+// redemptions, newsletters, the mail logs (which the CRM shows as a
+// consumer's mail history) and references.
 package marketing
 
 import (
@@ -10,9 +11,18 @@ import (
 // Version is the module's meta.version.host.
 const Version = "1.0.0"
 
+// Deps are what the marketing module uses that the composition root
+// gives; a nil one leaves out what needs it (the declarations alone need
+// none).
+type Deps struct {
+	// Expiry watches coupon deadlines.
+	Expiry ExpiryWatcher
+}
+
 // Module returns the marketing module's declaration.
-func Module() *api.Module {
-	return &api.Module{Name: "marketing", HostLabel: "marketing", Version: Version, Resources: []*resource.Resource{MailLogs()}}
+func Module(d Deps) *api.Module {
+	return &api.Module{Name: "marketing", HostLabel: "marketing", Version: Version,
+		Resources: []*resource.Resource{MailLogs(), Coupons(d), CouponRedemptions()}}
 }
 
 // MailLogs declares the read-only /maillogs, written by the platform at send

@@ -31,6 +31,7 @@ var WorkflowKinds = map[string]Kind{
 	WorkflowSelfCheck:       KindSystem,
 	WorkflowOAuthSweep:      KindSystem,
 	WorkflowRetention:       KindSystem,
+	WorkflowCouponExpiry:    KindSystem,
 	WorkflowDispatchEvent:   KindWebhooks, // its delivery children inherit its queue
 	WorkflowWebhookDelivery: KindWebhooks,
 	WorkflowWebhookRetrier:  KindWebhooks,

@@ -1,0 +1,25 @@
+// Package marketing holds the activities of the marketing module's
+// workflows: coupon expiry.
+package marketing
+
+import (
+	"context"
+
+	"platform/modules/marketing/coupon"
+	"platform/workflows/contract"
+)
+
+// Activities serve the marketing workflows through the module's services.
+type Activities struct {
+	Coupons coupon.Service
+}
+
+// CouponDeadline reads a coupon's current validUntil.
+func (a *Activities) CouponDeadline(ctx context.Context, in contract.CouponInput) (contract.CouponDeadline, error) {
+	return a.Coupons.Deadline(ctx, in.CouponID)
+}
+
+// ExpireCoupon expires the coupon if its validUntil has passed.
+func (a *Activities) ExpireCoupon(ctx context.Context, in contract.ExpireCouponInput) error {
+	return a.Coupons.Expire(ctx, in.CouponID, in.Now)
+}
