@@ -99,14 +99,18 @@ func TestCouponRules(t *testing.T) {
 		invalid("an unknown type is refused", "type", map[string]any{"type": "bogo"}),
 		{Name: "pause stops redemptions", Given: given, Method: "POST", Path: "/marketing/coupons/{c}/actions/pause", Status: 200,
 			Events: []string{"coupons.paused"},
-			Then: func(f *couponFixture, v apitest.IDs, r *testenv.Resp) { assert.Equal(f.T, "paused", f.Stored(coupon.Collection, v["c"])["_status"]) }},
+			Then: func(f *couponFixture, v apitest.IDs, r *testenv.Resp) {
+				assert.Equal(f.T, "paused", f.Stored(coupon.Collection, v["c"])["_status"])
+			}},
 		{Name: "pausing a paused coupon changes nothing", Given: func(f *couponFixture) apitest.IDs { return apitest.IDs{"c": f.paused()} },
 			Method: "POST", Path: "/marketing/coupons/{c}/actions/pause", Status: 200},
 		{Name: "a paused coupon is not redeemed", Given: func(f *couponFixture) apitest.IDs { return apitest.IDs{"c": f.paused(), "who": f.consumer()} },
 			Method: "POST", Path: "/marketing/coupons/{c}/actions/redeem", Body: map[string]any{"consumerId": "{who}"}, Status: 409, Field: "_status"},
 		{Name: "resume makes it active again", Given: func(f *couponFixture) apitest.IDs { return apitest.IDs{"c": f.paused()} },
 			Method: "POST", Path: "/marketing/coupons/{c}/actions/resume", Status: 200, Events: []string{"coupons.resumed"},
-			Then: func(f *couponFixture, v apitest.IDs, r *testenv.Resp) { assert.Equal(f.T, "active", r.Payload()["_status"]) }},
+			Then: func(f *couponFixture, v apitest.IDs, r *testenv.Resp) {
+				assert.Equal(f.T, "active", r.Payload()["_status"])
+			}},
 		{Name: "a redemption is recorded and announced", Given: given, Method: "POST", Path: "/marketing/coupons/{c}/actions/redeem",
 			Body: map[string]any{"consumerId": "{who}", "orderRef": "order-1"}, Status: 200, Events: []string{"coupons.redeemed"},
 			Then: func(f *couponFixture, v apitest.IDs, r *testenv.Resp) {
