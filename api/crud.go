@@ -135,10 +135,10 @@ func (h *crud) delete(req *Request) (*Response, error) {
 	return &Response{Payload: doc}, nil
 }
 
-func (h *crud) action(req *Request) (*Response, error) {
-	a := h.r.Action(req.Param("action"))
+func (h *crud) action(req *Request, name string) (*Response, error) {
+	a := h.r.Action(name)
 	if a == nil {
-		return nil, NewError(http.StatusNotFound, resource.CodeNotFound, "action", "%s has no action %q", h.r.Plural, req.Param("action"))
+		return nil, NewError(http.StatusNotFound, resource.CodeNotFound, "action", "%s has no action %q", h.r.Plural, name)
 	}
 	if right := h.r.ActionRight(a); !req.Principal.Allows(right) {
 		return nil, Forbidden(right)
@@ -248,7 +248,11 @@ func (h *crud) actionLinks(p *auth.Principal, gw string) []ActionLink {
 	}
 	for i := range h.r.Actions {
 		a := &h.r.Actions[i]
-		add("action", strings.ToUpper(a.Name), a.Title, gw+"/actions/"+a.Name, "POST", h.r.ActionRight(a))
+		href := gw + "/actions/" + a.Name
+		if a.Short {
+			href = gw + "/" + a.Name // the specification's form (references' copy)
+		}
+		add("action", strings.ToUpper(a.Name), a.Title, href, "POST", h.r.ActionRight(a))
 	}
 	return out
 }

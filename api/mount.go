@@ -73,7 +73,12 @@ func (s *Server) mountResource(public, g *gin.RouterGroup, r *resource.Resource)
 		g.DELETE(base+"/:id", requireRight(r.Right("delete")), s.adapt(h.delete))
 	}
 	if len(r.Actions) > 0 {
-		g.POST(base+"/:id/actions/:action", s.adapt(h.action))
+		g.POST(base+"/:id/actions/:action", s.adapt(func(req *Request) (*Response, error) { return h.action(req, req.Param("action")) }))
+	}
+	for i := range r.Actions {
+		if name := r.Actions[i].Name; r.Actions[i].Short {
+			g.POST(base+"/:id/"+name, s.adapt(func(req *Request) (*Response, error) { return h.action(req, name) }))
+		}
 	}
 	for i := range r.Relations {
 		if rel := &r.Relations[i]; rel.Key != "" {

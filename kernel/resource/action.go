@@ -18,7 +18,11 @@ type Action struct {
 	// AllowMissing runs the action even when the record is gone (Record is
 	// nil), so an action that removes its record can be retried.
 	AllowMissing bool
-	Run          func(ctx context.Context, call *ActionCall) (*ActionResult, error)
+	// Short serves the action at POST /{plural}/:id/<name> too, and links
+	// it there in meta.actions: the form the specification gives for some
+	// (POST .../references/<id>/copy).
+	Short bool
+	Run   func(ctx context.Context, call *ActionCall) (*ActionResult, error)
 }
 
 // ActionCall is what an action receives. Its writes go through Service
