@@ -22,7 +22,7 @@ type Deps struct {
 // Module returns the marketing module's declaration.
 func Module(d Deps) *api.Module {
 	return &api.Module{Name: "marketing", HostLabel: "marketing", Version: Version,
-		Resources: []*resource.Resource{MailLogs(), Coupons(d), CouponRedemptions()}}
+		Resources: []*resource.Resource{MailLogs(), Coupons(d), CouponRedemptions(), References()}}
 }
 
 // MailLogs declares the read-only /maillogs, written by the platform at send
