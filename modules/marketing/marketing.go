@@ -5,6 +5,7 @@ package marketing
 import (
 	"platform/api"
 	"platform/kernel/resource"
+	"platform/modules/marketing/maillog"
 )
 
 // Version is the module's meta.version.host.
@@ -16,7 +17,9 @@ func Module() *api.Module {
 }
 
 // MailLogs declares the read-only /maillogs, written by the platform at send
-// time. Rights: marketing.maillogs.{view|export} (export: CSV and YAML lists).
+// time and moved by the tracking service and the bounce intake (package
+// maillog, docs/tracking.md). Rights: marketing.maillogs.{view|export}
+// (export: CSV and YAML lists).
 func MailLogs() *resource.Resource {
 	return &resource.Resource{
 		Plural: "maillogs", Title: "mail log", ReadOnly: true, Export: true,
@@ -24,10 +27,21 @@ func MailLogs() *resource.Resource {
 			{Name: "to", Type: resource.TString, Format: resource.FEmail, Filter: true, Sort: true},
 			{Name: "consumer", Type: resource.TObjectID, Filter: true},
 			{Name: "newsletter", Type: resource.TObjectID, Filter: true},
-			{Name: "status", Type: resource.TString, Enum: []string{"queued", "sent", "bounced", "complained", "opened", "clicked"}, Filter: true, Sort: true},
-			{Name: "openedAt", Type: resource.TDate, Filter: true, Sort: true},
-			{Name: "clickedAt", Type: resource.TDate, Filter: true, Sort: true},
-			{Name: "bounceReason", Type: resource.TString},
+			{Name: "source", Type: resource.TString, Enum: []string{"newsletter", "notification"}, Filter: true, Description: "what sent the mail"},
+			{Name: "status", Type: resource.TString, Enum: maillog.Statuses, Filter: true, Sort: true,
+				Description: "moves forward only: queued, then sent or failed, opened, clicked, bounced, complained (docs/tracking.md)"},
+			{Name: "error", Type: resource.TString, Description: "why the send failed (status failed)"},
+			{Name: "sentAt", Type: resource.TDate, Filter: true, Sort: true},
+			{Name: "openedAt", Type: resource.TDate, Filter: true, Sort: true, Description: "first open by a person (machine opens do not set it)"},
+			{Name: "clickedAt", Type: resource.TDate, Filter: true, Sort: true, Description: "first click by a person"},
+			{Name: "opens", Type: resource.TInteger, Description: "opens by people"},
+			{Name: "clicks", Type: resource.TInteger, Description: "clicks by people"},
+			{Name: "machineOpens", Type: resource.TInteger, Description: "opens by scanners, image proxies and bots (docs/tracking.md)"},
+			{Name: "machineClicks", Type: resource.TInteger, Description: "clicks by scanners and bots"},
+			{Name: "bounceReason", Type: resource.TString, Description: "the provider's reason of a bounce or complaint"},
+			{Name: "bouncedAt", Type: resource.TDate, Filter: true},
+			{Name: "complainedAt", Type: resource.TDate, Filter: true},
 		},
+		Events: []string{"opened", "clicked", "bounced", "complained"},
 	}
 }
