@@ -1,0 +1,22 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"platform/modules/marketing"
+	"platform/modules/marketing/tracking"
+)
+
+// startTracking serves {tracking_url} on the gateway, signing and checking
+// links with the installation's key (shared by every replica).
+func (a *App) startTracking(ctx context.Context) error {
+	key, err := tracking.LoadKey(ctx, a.Store)
+	if err != nil {
+		return fmt.Errorf("tracking: %w", err)
+	}
+	a.Tracking = tracking.Signer{Base: a.Config.TrackingURL, Key: key}
+	(&marketing.Tracker{Signer: a.Tracking, Service: a.Service, Log: a.Log}).Mount(a.API)
+	return nil
+}
+
