@@ -88,7 +88,7 @@ type App struct {
 func Modules() []*api.Module { return (&App{}).modules() }
 
 func (a *App) modules() []*api.Module {
-	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(), developer.Module(developer.Deps{Tokens: a.appTokens()}), audit.Module(), automation.Module(a.automationDeps()),
+	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(a.marketingDeps()), developer.Module(developer.Deps{Tokens: a.appTokens()}), audit.Module(), automation.Module(a.automationDeps()),
 		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit})}
 }
 

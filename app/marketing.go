@@ -20,3 +20,11 @@ func (a *App) startTracking(ctx context.Context) error {
 	return nil
 }
 
+// marketingDeps are the marketing module's; zero for the declarations
+// alone (Modules).
+func (a *App) marketingDeps() marketing.Deps {
+	if a.Service == nil {
+		return marketing.Deps{}
+	}
+	return marketing.Deps{Intake: &marketing.Intake{Token: a.Config.MailInboundToken, Service: a.Service}}
+}

@@ -1,8 +1,12 @@
-// Package marketing is the marketing module. So far it declares the mail
-// logs, which the CRM shows as a consumer's mail history.
+// Package marketing is the marketing module: the mail logs (which the CRM
+// shows as a consumer's mail history), the public tracking service at
+// {tracking_url} (Tracker) and the mail provider's bounce and complaint
+// intake (Intake).
 package marketing
 
 import (
+	"net/http"
+
 	"platform/api"
 	"platform/kernel/resource"
 	"platform/modules/marketing/maillog"
@@ -11,9 +15,15 @@ import (
 // Version is the module's meta.version.host.
 const Version = "1.0.0"
 
+// Deps are what the module's routes need; zero for the declarations alone.
+type Deps struct {
+	Intake *Intake
+}
+
 // Module returns the marketing module's declaration.
-func Module() *api.Module {
-	return &api.Module{Name: "marketing", HostLabel: "marketing", Version: Version, Resources: []*resource.Resource{MailLogs()}}
+func Module(d Deps) *api.Module {
+	return &api.Module{Name: "marketing", HostLabel: "marketing", Version: Version, Resources: []*resource.Resource{MailLogs()},
+		Routes: intakeRoutes(d.Intake), Paths: intakePaths()}
 }
 
 // MailLogs declares the read-only /maillogs, written by the platform at send
@@ -44,4 +54,29 @@ func MailLogs() *resource.Resource {
 		},
 		Events: []string{"opened", "clicked", "bounced", "complained"},
 	}
+}
+
+func intakeRoutes(in *Intake) func(r *api.ModuleRouter) {
+	return func(r *api.ModuleRouter) {
+		if in != nil {
+			r.HandlePublic(http.MethodPost, IntakePath, in.receive)
+		}
+	}
+}
+
+func intakePaths() map[string]any {
+	op := api.PublicOperation("marketing.inbound.mail", "maillogs", "Receive a bounce or complaint report",
+		"The mail provider's intake: a JSON object {messageId, type: bounce|complaint, reason}, an RFC 3464 delivery "+
+			"status notification or an RFC 5965 feedback report (multipart/report), or the whole report mail "+
+			"(message/rfc822). Authenticated by PLATFORM_MAIL_INBOUND_TOKEN as a bearer token or a Basic password "+
+			"(401 without it, 403 while it is not set). The mail log named by the reported Message-ID moves to "+
+			"bounced or complained unless it is there or past it already (docs/tracking.md); a report of no "+
+			"mail of the platform answers matched: false.", nil, http.StatusOK)
+	str := map[string]any{"schema": map[string]any{"type": "string"}}
+	op["requestBody"] = map[string]any{"required": true, "content": map[string]any{
+		"application/json": map[string]any{"schema": map[string]any{"type": "object", "required": []any{"messageId", "type"},
+			"properties": map[string]any{"messageId": map[string]any{"type": "string"}, "type": map[string]any{"type": "string", "enum": []any{"bounce", "complaint"}},
+				"reason": map[string]any{"type": "string"}}}},
+		"multipart/report": str, "message/rfc822": str}}
+	return map[string]any{IntakePath: map[string]any{"post": op}}
 }
