@@ -25,12 +25,6 @@ var Statuses = []string{Queued, Sent, Failed, Opened, Clicked, Bounced, Complain
 // since a recipient complains about mail they received and even opened.
 var rank = map[string]int{Queued: 0, Sent: 1, Failed: 1, Opened: 2, Clicked: 3, Bounced: 4, Complained: 5}
 
-// Forward reports whether a log in status from may move to status to.
-func Forward(from, to string) bool {
-	f, ok := rank[from]
-	return !ok || f < rank[to] // an unknown (legacy) status may always move
-}
-
 // below lists the statuses a log may move from to reach to.
 func below(to string) []any {
 	var out []any
