@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -187,6 +188,38 @@ func TestUnsubscribe(t *testing.T) {
 			assert.NotEmpty(t, r.Payload()["unsubscribedAt"])
 			r = f.P.Do("PATCH", "/crm/consumers/"+c, f.Admin, map[string]any{"unsubscribedAt": nil})
 			assert.Equal(t, 422, r.Status, "clients cannot set or clear it")
+		})
+	}
+}
+
+// TestConcurrentHits: many people's hits at once still announce the
+// first open and the first click once, and count every hit.
+func TestConcurrentHits(t *testing.T) {
+	for _, kind := range stores {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, kind)
+			id := f.mailLog("", time.Hour)
+			links := []string{f.P.Tracking.Pixel(f.P.Customer.ID, id), f.P.Tracking.Click(f.P.Customer.ID, id, "https://example.com/")}
+			const n = 20
+			evs := f.names(func() {
+				var wg sync.WaitGroup
+				for i := range 2 * n {
+					wg.Go(func() {
+						req, _ := http.NewRequest("GET", links[i%2], nil)
+						req.Header.Set("User-Agent", browser)
+						if res, err := noRedirect.Do(req); err == nil {
+							res.Body.Close()
+						}
+					})
+				}
+				wg.Wait()
+			})
+			assert.Equal(t, []string{"maillogs.clicked", "maillogs.opened"}, evs)
+			log := f.Stored("maillogs", id)
+			assert.EqualValues(t, n, log["opens"])
+			assert.EqualValues(t, n, log["clicks"])
+			assert.Equal(t, "clicked", log["status"])
 		})
 	}
 }
