@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"platform/modules/marketing/maillog"
 )
 
 // TestOpenAndClick: a person's opens and clicks set openedAt and
@@ -222,4 +224,31 @@ func TestConcurrentHits(t *testing.T) {
 			assert.Equal(t, "clicked", log["status"])
 		})
 	}
+}
+
+// TestSettle: a queued log settles once, as sent with sentAt or as
+// failed, and a hit within seconds of sentAt is a scanner's.
+func TestSettle(t *testing.T) {
+	f := newFixture(t, "sqlite")
+	logs := maillog.Logs{Service: f.P.Service}
+	queued := func() string {
+		doc, err := logs.Create(f.P.Ctx(), maillog.Write{To: "ada@example.com", Source: "newsletter", Status: maillog.Queued})
+		require.NoError(t, err)
+		return doc["_id"].(string)
+	}
+	sent, failed := queued(), queued()
+	for _, c := range []struct {
+		id, failure string
+		moved       bool
+	}{{sent, "", true}, {sent, "", false}, {failed, "550 no such user", true}, {failed, "", false}} {
+		moved, err := logs.Settle(f.P.Ctx(), c.id, c.failure)
+		require.NoError(t, err)
+		assert.Equal(t, c.moved, moved)
+	}
+	assert.Equal(t, "sent", f.Stored("maillogs", sent)["status"])
+	assert.NotNil(t, f.Stored("maillogs", sent)["sentAt"])
+	assert.Equal(t, "failed", f.Stored("maillogs", failed)["status"])
+	assert.Equal(t, "550 no such user", f.Stored("maillogs", failed)["error"])
+	f.hit("GET", f.P.Tracking.Pixel(f.P.Customer.ID, sent), browser, "")
+	assert.EqualValues(t, 1, f.Stored("maillogs", sent)["machineOpens"], "a scanner at delivery")
 }

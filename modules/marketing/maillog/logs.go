@@ -65,3 +65,17 @@ func absent(field string) query.Expr {
 func statusIn(values []any) query.Expr {
 	return query.Field{Path: "status", Conds: []query.Cond{query.In{Values: values}}}
 }
+
+// Settle ends the send of a queued log: sent (failure empty, with sentAt,
+// from which the scanner rule counts) or failed with failure. A log that
+// is no longer queued is left as it is (a retried send step); moved says
+// whether this call settled it.
+func (l Logs) Settle(ctx context.Context, id, failure string) (bool, error) {
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	set := store.Doc{"status": Sent, "sentAt": now}
+	if failure != "" {
+		set = store.Doc{"status": Failed, "error": failure}
+	}
+	_, moved, err := l.apply(ctx, query.AllOf(query.ID(id), query.Eq("status", Queued)), resource.Change{Set: set})
+	return moved, err
+}
