@@ -104,7 +104,11 @@ func (t *Tracker) hit(req *api.Request, customer, id string, move func(maillog.L
 		machine, _ := tracking.Machine(tracking.Hit{Method: req.Method, UserAgent: req.Header("User-Agent"), SentAt: sentAt(doc), At: time.Now()})
 		err = move(logs, ctx, doc, machine)
 	}
-	if err != nil {
+	switch {
+	case resource.KindOf(err) == resource.KindNotFound:
+		// A genuine link of a deleted log: normal, and as frequent as mail is read.
+		t.Log.DebugContext(ctx, "tracking: hit of a missing mail log", "customer", customer, "maillog", id)
+	case err != nil:
 		t.Log.WarnContext(ctx, "tracking: hit not recorded", "customer", customer, "maillog", id, "error", err.Error())
 	}
 }
