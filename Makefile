@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # and //workflowcheck:ignore comments, each with its reason.
 WORKFLOWCHECK := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
-.PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks bench-pipelines bench-dispatch
+.PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks bench-pipelines bench-dispatch bench-tracking
 
 run: build ## everything in one process on the embedded defaults (./data)
 	$(BIN) dev
@@ -49,6 +49,9 @@ bench-dispatch: build ## a bulk write with a triggered pipeline: write rate, dis
 
 bench-pipelines: build ## pipeline runs (SQLite store) against trivial workflows on the same Temporal server, 3 runs
 	./test/with-infra.sh $(GO) test -run '^$$' -bench 'PipelineRuns' -benchtime 300x -count 3 -timeout 30m ./test/bench/
+
+bench-tracking: build ## open pixel and click redirect requests/s against a get by id, both stores, same run
+	./test/with-infra.sh $(GO) test -run '^$$' -bench 'Tracking' -benchtime 2000x -timeout 30m ./test/bench/
 
 clean:
 	rm -rf bin

@@ -27,6 +27,14 @@ func (m *ModuleRouter) HandlePublic(method, path string, h HandlerFunc) {
 	m.public.Handle(method, path, m.s.adapt(h))
 }
 
+// HandleRoot adds a public route at the gateway root, outside every
+// module and the rate limits ({tracking_url}'s pixel and redirects, which
+// check their signed paths before anything else). Errors render as
+// everywhere else.
+func (s *Server) HandleRoot(method, path string, h HandlerFunc) {
+	s.engine.Handle(method, path, s.adapt(h))
+}
+
 // Handle adds a route that needs right.
 func (m *ModuleRouter) Handle(method, path, right string, h HandlerFunc) {
 	m.group.Handle(method, path, requireRight(right), m.s.adapt(h))

@@ -446,7 +446,7 @@ func (s *Server) ModuleNames() []string {
 // Module.Paths): a free-form JSON object body, an envelope answer with
 // status ok, the usual error answers, and no security requirement.
 func PublicOperation(operationID, tag, summary, description string, pathParams []string, ok int) map[string]any {
-	var params []any
+	params := []any{} // an array even without path parameters: null is invalid OpenAPI
 	for _, p := range pathParams {
 		params = append(params, obj{"name": p, "in": "path", "required": true, "schema": obj{"type": "string"}})
 	}

@@ -40,6 +40,9 @@ func (s *Server) adapt(h HandlerFunc) gin.HandlerFunc {
 }
 
 func (s *Server) renderOK(c *gin.Context, resp *Response) {
+	for k, v := range resp.Header {
+		c.Writer.Header()[k] = v
+	}
 	if resp.Raw != nil {
 		c.Data(orDefault(resp.Status, http.StatusOK), resp.ContentType, resp.Raw)
 		return

@@ -51,6 +51,14 @@ type Response struct {
 	// Raw, when set, is written as is (OpenAPI documents, metrics).
 	Raw         []byte
 	ContentType string
+	// Header holds extra response headers (Location, Cache-Control).
+	Header http.Header
+}
+
+// Redirect is a 302 to target (a public service's redirect).
+func Redirect(target string) *Response {
+	return &Response{Status: http.StatusFound, Raw: []byte{}, ContentType: "text/plain; charset=utf-8",
+		Header: http.Header{"Location": {target}, "Cache-Control": {"no-store"}}}
 }
 
 // HandlerFunc serves one route; errors are rendered in one place (render.go).
@@ -69,12 +77,9 @@ func (r *Request) Header(name string) string { return r.header.Get(name) }
 // cannot hold (naming its path). A blank body is an empty object, with or
 // without a content type (actions that take no body).
 func (r *Request) JSON() (map[string]any, error) {
-	data, err := io.ReadAll(io.LimitReader(r.body, r.maxBody+1))
+	data, err := r.Body()
 	if err != nil {
-		return nil, BadRequest(resource.CodeMalformed, "", "could not read the request body").WithCause(err)
-	}
-	if int64(len(data)) > r.maxBody {
-		return nil, NewError(http.StatusRequestEntityTooLarge, CodeTooLarge, "", "the body is larger than %d bytes", r.maxBody)
+		return nil, err
 	}
 	blank := len(bytes.TrimSpace(data)) == 0
 	if err := checkMediaType(r.header.Get("Content-Type"), blank); err != nil {
@@ -84,6 +89,18 @@ func (r *Request) JSON() (map[string]any, error) {
 		return map[string]any{}, nil
 	}
 	return decodeObject(data)
+}
+
+// Body reads the raw body (a form, a mail report), 413 past the size limit.
+func (r *Request) Body() ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r.body, r.maxBody+1))
+	if err != nil {
+		return nil, BadRequest(resource.CodeMalformed, "", "could not read the request body").WithCause(err)
+	}
+	if int64(len(data)) > r.maxBody {
+		return nil, NewError(http.StatusRequestEntityTooLarge, CodeTooLarge, "", "the body is larger than %d bytes", r.maxBody)
+	}
+	return data, nil
 }
 
 // checkMediaType accepts JSON media types, and no content type only for a

@@ -36,6 +36,7 @@ import (
 	"platform/modules/developer"
 	"platform/modules/identity"
 	"platform/modules/marketing"
+	"platform/modules/marketing/tracking"
 	"platform/modules/oauth"
 	"platform/worker"
 	"platform/worker/dispatch"
@@ -72,6 +73,9 @@ type App struct {
 	Revocations *oauth.RevocationList
 	// Outbound guards calls to tenant URLs (PLATFORM_OUTBOUND_ALLOW).
 	Outbound *outbound.Guard
+	// Tracking signs the links of mail ({tracking_url}: pixel, clicks,
+	// unsubscribe) and the tracker checks them.
+	Tracking tracking.Signer
 	// Vault seals the customers' credentials; nil without a master key
 	// (the credential routes then answer 503 naming PLATFORM_MASTER_KEY).
 	Vault *credentials.Vault
@@ -147,6 +151,9 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 		if err := a.API.Mount(ctx, m); err != nil {
 			return nil, fmt.Errorf("mount %s: %w", m.Name, err)
 		}
+	}
+	if err := a.startTracking(ctx); err != nil {
+		return nil, err
 	}
 	return a, nil
 }

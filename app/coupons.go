@@ -26,13 +26,13 @@ func (w couponWatcher) Watch(ctx context.Context, id string) error {
 	}, contract.SignalCouponChanged)
 }
 
-// marketingDeps are what the marketing module consumes; none for the
-// declarations alone (Modules) or a process without Temporal.
-func (a *App) marketingDeps() marketingmod.Deps {
+// couponExpiry watches coupon deadlines; nil in a process without
+// Temporal.
+func (a *App) couponExpiry() marketingmod.ExpiryWatcher {
 	if a.Temporal == nil {
-		return marketingmod.Deps{}
+		return nil // a zero couponWatcher would be a non-nil ExpiryWatcher
 	}
-	return marketingmod.Deps{Expiry: couponWatcher{starter: a.starter(a.Config.TaskQueue)}}
+	return couponWatcher{starter: a.starter(a.Config.TaskQueue)}
 }
 
 // marketingActivities serve the marketing workflows.

@@ -14,6 +14,7 @@ import (
 	"platform/modules/automation"
 	"platform/modules/automation/runs"
 	"platform/modules/config/credentials"
+	"platform/modules/marketing/maillog"
 	"platform/sandbox"
 )
 
@@ -26,6 +27,7 @@ var (
 	_ pipelineacts.Sandbox      = (*sandbox.Lazy)(nil)
 	_ pipelineacts.SecretSource = (*credentials.Vault)(nil)
 	_ pipelineacts.Notifier     = (*notify.Router)(nil)
+	_ pipelineacts.MailLogs     = maillog.Logs{}
 	_ pipelineacts.Launcher     = (*runs.Launcher)(nil)
 	_ delivery.Launcher         = (*runs.Launcher)(nil)
 	_ delivery.Opener           = (*credentials.Vault)(nil)
@@ -97,7 +99,8 @@ func (a *App) hookLimiter() api.Limiter {
 // steps' dependencies.
 func (a *App) pipelineActivities() *pipelineacts.Activities {
 	acts := &pipelineacts.Activities{Store: a.Store, Log: a.Log, Outbound: a.Outbound,
-		Sandbox: a.pipes.sandbox, Records: a.Service.Records(DataModules...), Notifier: a.pipes.notifier}
+		Sandbox: a.pipes.sandbox, Records: a.Service.Records(DataModules...), Notifier: a.pipes.notifier,
+		MailLogs: maillog.Logs{Service: a.Service}}
 	if a.pipes.launcher != nil { // a nil *runs.Launcher would be a non-nil Launcher
 		acts.Launcher = a.pipes.launcher
 	}

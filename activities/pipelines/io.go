@@ -234,9 +234,26 @@ func (a *Activities) RunNotification(ctx context.Context, in contract.StepInput)
 		return contract.StepOutput{}, stepFailure("notification", "notifications are not configured in this worker", true, nil)
 	}
 	if err := a.Notifier.Send(ctx, m); err != nil {
+		if notify.IsPermanent(err) {
+			a.logMail(ctx, m, sc.redact.String(err.Error()))
+		}
 		return contract.StepOutput{}, a.failLogged(ctx, in, sc, "notification", notify.IsPermanent(err), err, input)
 	}
+	a.logMail(ctx, m, "")
 	return sc.finish(start, input, map[string]any{"sent": true, "channel": m.Channel, "recipients": len(m.To)}, nil)
+}
+
+// logMail writes the mail logs of a mail step's recipients who are
+// consumers. A failure to write them is logged, never the step's: failing
+// it would retry it and send the mail again. Only a permanent send
+// failure is logged as failed: a transient one is retried.
+func (a *Activities) logMail(ctx context.Context, m notify.Message, failure string) {
+	if a.MailLogs == nil || m.Channel != contract.ChannelMail {
+		return
+	}
+	if err := a.MailLogs.LogMail(ctx, m.To, failure); err != nil {
+		a.Log.WarnContext(ctx, "notification: mail log not written", "error", err.Error())
+	}
 }
 
 func recipients(v any) []string {

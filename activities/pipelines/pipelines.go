@@ -30,6 +30,9 @@ type Activities struct {
 	Audit    trail.Writer
 	Records  Records
 	Notifier Notifier
+	// MailLogs records the mail a notification step sends to consumers
+	// (marketing's mail logs); nil records none.
+	MailLogs MailLogs
 	// Launcher starts the runs trigger firings start.
 	Launcher Launcher
 }
@@ -58,6 +61,12 @@ type (
 	// Notifier sends a notification step's message (notify.Router).
 	Notifier interface {
 		Send(ctx context.Context, m notify.Message) error
+	}
+	// MailLogs writes a mail log per recipient who is a consumer of the
+	// customer in ctx: sent (failure empty) or failed for good
+	// (maillog.Logs).
+	MailLogs interface {
+		LogMail(ctx context.Context, to []string, failure string) error
 	}
 	// Launcher writes a run record and starts its run (runs.Launcher).
 	Launcher interface {

@@ -317,19 +317,6 @@ func (s *Service) afterWrite(ctx context.Context, r *Resource, saved, old store.
 	return r.Hooks.AfterWrite(ctx, s, saved, old)
 }
 
-// Insert stores a record the platform writes on its own (of a read-only
-// resource: a coupon redemption, a mail log) with the bookkeeping fields
-// and without validation or event: the action that wrote it announces
-// itself. doc gets its _id and stamps; a unique index that refuses it is
-// a conflict.duplicate error (store.IsDuplicate holds for it).
-func (s *Service) Insert(ctx context.Context, r *Resource, doc store.Doc) (store.Doc, error) {
-	stampCreate(ctx, doc)
-	if err := s.Store.Collection(r.Plural).Insert(ctx, doc); err != nil {
-		return nil, storeError(err, r)
-	}
-	return Present(r, doc, nil), nil
-}
-
 // fieldRights refuses a change of a field that needs a right the caller
 // lacks, whatever the route (a principal-less caller is the platform).
 func fieldRights(ctx context.Context, r *Resource, old, next store.Doc) error {

@@ -73,6 +73,10 @@ type Config struct {
 	RateTokenShare     int
 	RateLimitAnonymous int
 
+	// MailInboundToken is the credential of the mail provider's bounce
+	// and complaint intake (/marketing/inbound/...); empty: intake off.
+	MailInboundToken string
+
 	// Lifetimes of the OAuth service's authorization codes, access tokens
 	// (also `platform token`'s default) and refresh tokens, and how often
 	// the schedule sweeps what has expired.
@@ -162,6 +166,13 @@ func settings() []setting {
 		{"PLATFORM_LOGIN_URL", "login-url", "", "base URL of the consent screen (default: gateway)", func(c *Config, v string) error { c.LoginURL = strings.TrimRight(v, "/"); return optional(v, absURL) }},
 		{"PLATFORM_AUDIT_URL", "audit-url", "", "base URL of the audit trail (default: gateway/audit)", func(c *Config, v string) error { c.AuditURL = strings.TrimRight(v, "/"); return optional(v, absURL) }},
 		{"PLATFORM_TRACKING_URL", "tracking-url", "", "base URL of mail tracking (default: gateway/t)", func(c *Config, v string) error { c.TrackingURL = strings.TrimRight(v, "/"); return optional(v, absURL) }},
+		{"PLATFORM_MAIL_INBOUND_TOKEN", "mail-inbound-token", "", "token the mail provider sends to the bounce and complaint intake (at least 32 characters; empty: intake off)", func(c *Config, v string) error {
+			c.MailInboundToken = v
+			if v != "" && len(v) < 32 {
+				return fmt.Errorf("want at least 32 characters")
+			}
+			return nil
+		}},
 		{"PLATFORM_RATE_LIMIT", "rate-limit", "2500", "requests per window per customer", func(c *Config, v string) (err error) { c.RateLimit, err = positive(v); return }},
 		{"PLATFORM_RATE_LIMIT_TOKEN_SHARE", "rate-limit-token-share", "50", "percentage of the customer's rate limit one access token may use (1 to 100)", func(c *Config, v string) (err error) { c.RateTokenShare, err = percent(v); return }},
 		{"PLATFORM_RATE_LIMIT_ANONYMOUS", "rate-limit-anonymous", "300", "requests per window per client address without a valid token", func(c *Config, v string) (err error) { c.RateLimitAnonymous, err = positive(v); return }},

@@ -33,6 +33,8 @@ func Consumers(d Deps) *resource.Resource {
 			{Name: "customCRM", Type: resource.TObject, FreeForm: true, Filter: true, Description: "tenant-specific fields"},
 			{Name: "tags", Type: resource.TArray, Items: &resource.Field{Type: resource.TString, MaxLen: 100}, Filter: true},
 			{Name: "anonymizedAt", Type: resource.TDate, ReadOnly: true, Filter: true},
+			{Name: "unsubscribedAt", Type: resource.TDate, ReadOnly: true, Filter: true,
+				Description: "when the consumer opted out of newsletters (their unsubscribe link); newsletters skip them"},
 			{Name: "displayName", Type: resource.TString, Virtual: true, Description: "first name, last name and company; absent when all are empty"},
 		},
 		Actions: []resource.Action{
@@ -40,6 +42,8 @@ func Consumers(d Deps) *resource.Resource {
 			{Name: "merge", Title: "merge this consumer into keepId and remove it", Right: "crm.consumers.delete", Event: "merged", AllowMissing: true,
 				Body: []resource.Field{{Name: "keepId", Type: resource.TObjectID, Required: true}}, Run: merge(d)},
 		},
+		// unsubscribed: the consumer's unsubscribe link (marketing's tracker).
+		Events: []string{"unsubscribed"},
 		Relations: []resource.Relation{
 			{Rel: "tasks", Title: "tasks of the consumer", Target: "crm/tasks", Key: "consumer"},
 			{Rel: "notes", Title: "notes on the consumer", Target: "crm/notes", Key: "targetId", Where: targetIs("consumers")},

@@ -100,7 +100,7 @@ func TestOpenAPIDocuments(t *testing.T) {
 	}
 	t.Run("the marketing document", func(t *testing.T) {
 		doc := valid(t, "/marketing/openapi.json")
-		assert.Equal(t, []string{"/maillogs", "/maillogs/{id}"}, pathsOf(doc))
+		assert.Equal(t, []string{"/inbound/mail", "/maillogs", "/maillogs/{id}"}, pathsOf(doc), "mail logs and the mail provider's intake")
 		assert.Equal(t, []string{"get"}, operations(doc, "/maillogs"), "mail logs are read-only")
 	})
 	t.Run("PUT /consumers names the record by _id", func(t *testing.T) {

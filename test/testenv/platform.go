@@ -73,6 +73,7 @@ func NewPlatform(t testing.TB, o Options) *Platform {
 	srvURL := "http://" + srv.Listener.Addr().String()
 	u, _ := url.Parse(srvURL)
 	cfg.GatewayURL, cfg.AuthURL, cfg.LoginURL = srvURL, srvURL, srvURL
+	cfg.TrackingURL = srvURL + "/t"
 	cfg.PlatformDomain, cfg.TaskQueue = u.Host, queue
 	cfg.RateLimit, cfg.RateLimitAnonymous = 1_000_000, 1_000_000
 	// A random credential master key per platform: no master.key file.
