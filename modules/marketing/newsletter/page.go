@@ -1,0 +1,234 @@
+package newsletter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mailgun/raymond/v2"
+
+	"platform/kernel/notify"
+	"platform/kernel/outbound"
+	"platform/kernel/query"
+	"platform/kernel/resource"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/workflows/contract"
+)
+
+// Stop is a send that cannot go on: the newsletter fails with Reason.
+type Stop struct{ Reason string }
+
+func (e *Stop) Error() string { return e.Reason }
+
+// ErrHeld: recipients of the page are claimed by another attempt that
+// may still be sending; the page is retried after the claims lapse.
+var ErrHeld = errors.New("newsletter: recipients are held by another attempt")
+
+// statusEvery is how often a page reads whether the send was cancelled.
+const statusEvery = time.Second
+
+// send is one page's work: the newsletter and what every mail shares.
+type send struct {
+	id, customer, subject, owner string
+	tracking                     bool
+	tpl                          *raymond.Template
+	customerDoc                  store.Doc
+	out                          contract.NewsletterPage
+	held                         int
+	checked                      time.Time
+}
+
+// Page sends to the page of recipients after in.After. beat reports
+// progress (the activity's heartbeat). A cancelled ctx stops the page
+// between two mails.
+func (s *Sender) Page(ctx context.Context, in contract.NewsletterPageInput, beat func(any)) (contract.NewsletterPage, error) {
+	if err := s.ensureLedger(ctx); err != nil {
+		return contract.NewsletterPage{}, err
+	}
+	sd, stopped, err := s.prepare(ctx, in.NewsletterID)
+	if err != nil || stopped {
+		return contract.NewsletterPage{Stopped: stopped}, err
+	}
+	page, err := s.recipients(ctx, in.NewsletterID, in.After)
+	if err != nil {
+		return contract.NewsletterPage{}, err
+	}
+	if err := s.sendAll(ctx, sd, page, beat); err != nil {
+		return sd.out, err
+	}
+	sd.out.Done = len(page.consumers) < contract.NewsletterPageSize
+	if sd.held > 0 {
+		return sd.out, fmt.Errorf("%w (%d)", ErrHeld, sd.held)
+	}
+	return sd.out, nil
+}
+
+// prepare loads the newsletter and compiles its template; stopped when
+// it is no longer sending (cancelled, deleted).
+func (s *Sender) prepare(ctx context.Context, id string) (*send, bool, error) {
+	nl, err := s.Service.Store.Collection(Collection).Get(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, true, nil
+	}
+	if err != nil || nl["_status"] != StatusSending {
+		return nil, err == nil, err
+	}
+	if s.Mailer == nil {
+		return nil, false, &Stop{Reason: "the mail channel is off (PLATFORM_SMTP_ADDR is not set)"}
+	}
+	body, _ := nl["body"].(string)
+	tpl, err := Compile(body)
+	if err != nil {
+		return nil, false, &Stop{Reason: "body: " + err.Error()}
+	}
+	customer, err := s.customer(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	subject, _ := nl["subject"].(string)
+	return &send{id: id, customer: customer["_id"].(string), subject: subject, owner: store.NewID(),
+		tracking: nl["tracking"] == true, tpl: tpl, customerDoc: customer, checked: time.Now()}, false, nil
+}
+
+// customer is the template's customer: id, slug and name.
+func (s *Sender) customer(ctx context.Context) (store.Doc, error) {
+	id, err := tenant.Customer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	doc := store.Doc{"_id": id}
+	if s.Customers == nil {
+		return doc, nil
+	}
+	c, err := s.Customers.CustomerByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	doc["slug"], doc["name"] = c.Slug, c.Name
+	return doc, nil
+}
+
+// sendAll sends to each recipient of the page at the configured rate.
+func (s *Sender) sendAll(ctx context.Context, sd *send, page *recipients, beat func(any)) error {
+	pace := newPacer(s.Rate)
+	for _, c := range page.consumers {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if stop, err := s.cancelled(ctx, sd); err != nil || stop {
+			sd.out.Stopped = stop
+			return err
+		}
+		id, _ := c["_id"].(string)
+		sd.out.Next = id
+		if page.blocked[lowerEmail(c)] {
+			sd.out.Skipped++
+			continue
+		}
+		if err := s.one(ctx, sd, c, page.entries[id], pace); err != nil {
+			return err
+		}
+		beat(sd.out)
+	}
+	return nil
+}
+
+// cancelled reads, at most once per statusEvery, whether the newsletter
+// is still sending.
+func (s *Sender) cancelled(ctx context.Context, sd *send) (bool, error) {
+	if time.Since(sd.checked) < statusEvery {
+		return false, nil
+	}
+	sd.checked = time.Now()
+	st, err := s.Check(ctx, sd.id)
+	return err == nil && st.Status != StatusSending, err
+}
+
+// one sends the newsletter to one consumer unless the ledger says it
+// was done, and records the outcome in the ledger, the mail log and the
+// newsletter's progress.
+func (s *Sender) one(ctx context.Context, sd *send, c store.Doc, prev store.Doc, pace *pacer) error {
+	id, _ := c["_id"].(string)
+	to, _ := c["email"].(string)
+	entry, cl, err := s.claim(ctx, sd.id, id, to, sd.owner, prev)
+	switch {
+	case err != nil:
+		return err
+	case cl == done:
+		sd.out.Skipped++
+		return nil
+	case cl == deferred:
+		sd.held++
+		return nil
+	}
+	logID, _ := entry["log"].(string)
+	if err := s.queueLog(ctx, logID, id, sd.id, to); err != nil {
+		return err
+	}
+	msg, err := s.message(sd, c, logID)
+	if err != nil {
+		return s.fail(ctx, sd, entry, logID, "the template failed: "+err.Error())
+	}
+	if err := pace.wait(ctx); err != nil {
+		return s.settle(ctx, entry, entrySending, "interrupted")
+	}
+	return s.deliver(ctx, sd, entry, logID, msg)
+}
+
+// deliver submits the mail; the transaction runs to its end even when
+// ctx is cancelled, so what the server accepted is always committed.
+func (s *Sender) deliver(ctx context.Context, sd *send, entry store.Doc, logID string, msg notify.Message) error {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), SendTimeout)
+	err := s.Mailer.Send(sctx, msg)
+	cancel()
+	switch {
+	case err == nil:
+		return s.sent(ctx, sd, entry, logID)
+	case notify.IsPermanent(err):
+		return s.fail(ctx, sd, entry, logID, outbound.Cause(err))
+	}
+	// 4xx or a lost connection: the next attempt sends again, after the
+	// activity's back-off (the SMTP server asked to slow down).
+	if serr := s.settle(ctx, entry, entrySending, outbound.Cause(err)); serr != nil {
+		return serr
+	}
+	return fmt.Errorf("newsletter: %s: %w", outbound.Cause(err), err)
+}
+
+func (s *Sender) sent(ctx context.Context, sd *send, entry store.Doc, logID string) error {
+	if err := s.settle(ctx, entry, entrySent, ""); err != nil {
+		return err
+	}
+	sd.out.Sent++
+	ctx = context.WithoutCancel(ctx)
+	if err := s.setLog(ctx, logID, store.Doc{"status": "sent"}); err != nil {
+		return err
+	}
+	return s.progress(ctx, sd.id, "sent")
+}
+
+// fail records a mail the server refused (5xx) or that could not be
+// made: the recipient is failed, its mail log bounced with the reason.
+func (s *Sender) fail(ctx context.Context, sd *send, entry store.Doc, logID, reason string) error {
+	if err := s.settle(ctx, entry, entryFailed, reason); err != nil {
+		return err
+	}
+	sd.out.Failed++
+	ctx = context.WithoutCancel(ctx)
+	if err := s.setLog(ctx, logID, store.Doc{"status": "bounced", "bounceReason": reason}); err != nil {
+		return err
+	}
+	return s.progress(ctx, sd.id, "failed")
+}
+
+// progress counts one more mail on the record (live progress; Finish
+// sets the exact counts of the ledger).
+func (s *Sender) progress(ctx context.Context, id, field string) error {
+	_, err := s.Service.Apply(ctx, s.newsletters(), query.ID(id), resource.Change{Inc: map[string]any{field: int64(1), "recipients": int64(1)}})
+	if resource.KindOf(err) == resource.KindNotFound {
+		return nil
+	}
+	return err
+}
