@@ -10,6 +10,7 @@ import (
 
 	"platform/activities/delivery"
 	"platform/activities/maintenance"
+	"platform/activities/newsletters"
 	"platform/activities/pipelines"
 	"platform/activities/system"
 	"platform/worker"
@@ -25,13 +26,14 @@ import (
 func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 	t.Parallel()
 	r := &recorder{}
-	worker.Register(r, worker.Activities{System: &system.Activities{}, Delivery: &delivery.Activities{}, Pipelines: &pipelines.Activities{}, Maintenance: &maintenance.Activities{}})
-	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "WebhookRetrier", "PipelineRun", "FireTrigger", "OAuthSweep", "Retention"}, r.workflows)
+	worker.Register(r, worker.Activities{System: &system.Activities{}, Delivery: &delivery.Activities{}, Pipelines: &pipelines.Activities{}, Maintenance: &maintenance.Activities{}, Newsletters: &newsletters.Activities{}})
+	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "WebhookRetrier", "PipelineRun", "FireTrigger", "OAuthSweep", "Retention", "NewsletterSend"}, r.workflows)
 	require.ElementsMatch(t, []string{
 		"SelfCheck", "ReportBug",
 		"EventTargets", "LaunchEventRuns", "MarkDispatched", "DeliverWebhook", "SettleDelivery", "RetryDueDeliveries",
 		"StartRun", "RecordStep", "FinishRun", "RunHTTP", "RunDB", "RunNotification", "RunTransform", "RunFunction", "LaunchTriggerRuns",
 		"SweepOAuth", "PruneRecords", "PruneSubscriptions",
+		"CheckNewsletter", "BeginNewsletter", "SendNewsletterPage", "FinishNewsletter",
 	}, r.activities)
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"platform/activities/delivery"
 	"platform/activities/maintenance"
+	"platform/activities/newsletters"
 	"platform/activities/pipelines"
 	"platform/activities/system"
 	"platform/workflows"
@@ -27,6 +28,7 @@ type Activities struct {
 	Delivery    *delivery.Activities
 	Pipelines   *pipelines.Activities
 	Maintenance *maintenance.Activities
+	Newsletters *newsletters.Activities
 }
 
 // Register registers every workflow and the activities of acts under
@@ -45,6 +47,9 @@ func Register(r sdkworker.Registry, acts Activities) {
 	if acts.Maintenance != nil {
 		registerActivities(r, maintenanceActivities(acts.Maintenance))
 	}
+	if acts.Newsletters != nil {
+		registerActivities(r, newsletterActivities(acts.Newsletters))
+	}
 }
 
 // RegisterWorkflows registers every workflow under its contract name; the
@@ -59,6 +64,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 		{contract.WorkflowFireTrigger, workflows.FireTrigger},
 		{contract.WorkflowOAuthSweep, workflows.OAuthSweep},
 		{contract.WorkflowRetention, workflows.Retention},
+		{contract.WorkflowNewsletterSend, workflows.NewsletterSend},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
 	}
@@ -110,5 +116,14 @@ func maintenanceActivities(a *maintenance.Activities) []named {
 		{contract.ActivitySweepOAuth, a.SweepOAuth},
 		{contract.ActivityPruneRecords, a.PruneRecords},
 		{contract.ActivityPruneSubscriptions, a.PruneSubscriptions},
+	}
+}
+
+func newsletterActivities(a *newsletters.Activities) []named {
+	return []named{
+		{contract.ActivityCheckNewsletter, a.CheckNewsletter},
+		{contract.ActivityBeginNewsletter, a.BeginNewsletter},
+		{contract.ActivitySendNewsletterPage, a.SendNewsletterPage},
+		{contract.ActivityFinishNewsletter, a.FinishNewsletter},
 	}
 }
