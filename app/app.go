@@ -36,6 +36,7 @@ import (
 	"platform/modules/developer"
 	"platform/modules/identity"
 	"platform/modules/marketing"
+	"platform/modules/marketing/newsletter"
 	"platform/modules/oauth"
 	"platform/worker"
 	"platform/worker/dispatch"
@@ -77,6 +78,7 @@ type App struct {
 	Vault *credentials.Vault
 
 	pipes pipelines
+	news  *newsletter.Sender
 }
 
 // Modules lists the mounted modules (their declarations: New mounts them
@@ -84,7 +86,7 @@ type App struct {
 func Modules() []*api.Module { return (&App{}).modules() }
 
 func (a *App) modules() []*api.Module {
-	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(), developer.Module(developer.Deps{Tokens: a.appTokens()}), audit.Module(), automation.Module(a.automationDeps()),
+	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(a.marketingDeps()), developer.Module(developer.Deps{Tokens: a.appTokens()}), audit.Module(), automation.Module(a.automationDeps()),
 		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit})}
 }
 
@@ -128,6 +130,9 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 		return nil, err
 	}
 	a.wirePipelines()
+	if err := a.wireMarketing(ctx); err != nil {
+		return nil, err
+	}
 	ready := []api.ReadyCheck{{Name: "store", Check: st.Ping}}
 	if tc != nil {
 		ready = append(ready, api.ReadyCheck{Name: "temporal", Check: temporalx.Ready(tc)})
@@ -237,6 +242,7 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 		Delivery:    a.deliveryActivities(),
 		Pipelines:   a.pipelineActivities(),
 		Maintenance: a.MaintenanceActivities(),
+		Newsletters: a.newsletterActivities(),
 	}
 	return &dispatch.Worker{Worker: a.workers(taskQueue, acts), Dispatcher: a.dispatcher(acts.Delivery)}
 }

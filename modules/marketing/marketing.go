@@ -1,5 +1,5 @@
-// Package marketing is the marketing module. So far it declares the mail
-// logs, which the CRM shows as a consumer's mail history.
+// Package marketing is the marketing module: the mail logs, which the CRM
+// shows as a consumer's mail history, and newsletters.
 package marketing
 
 import (
@@ -11,8 +11,8 @@ import (
 const Version = "1.0.0"
 
 // Module returns the marketing module's declaration.
-func Module() *api.Module {
-	return &api.Module{Name: "marketing", HostLabel: "marketing", Version: Version, Resources: []*resource.Resource{MailLogs()}}
+func Module(d Deps) *api.Module {
+	return &api.Module{Name: "marketing", HostLabel: "marketing", Version: Version, Resources: []*resource.Resource{MailLogs(), Newsletters(d)}}
 }
 
 // MailLogs declares the read-only /maillogs, written by the platform at send
