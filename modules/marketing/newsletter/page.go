@@ -111,6 +111,8 @@ func (s *Sender) customer(ctx context.Context) (store.Doc, error) {
 }
 
 // sendAll sends to each recipient of the page at the configured rate.
+// out.Next only moves past a recipient once it and every one before it
+// are settled, so a page cut short can hand its cursor on.
 func (s *Sender) sendAll(ctx context.Context, sd *send, page *recipients, beat func(any)) error {
 	pace := newPacer(s.Rate)
 	for _, c := range page.consumers {
@@ -121,18 +123,25 @@ func (s *Sender) sendAll(ctx context.Context, sd *send, page *recipients, beat f
 			sd.out.Stopped = stop
 			return err
 		}
-		id, _ := c["_id"].(string)
-		sd.out.Next = id
-		if page.blocked[lowerEmail(c)] {
-			sd.out.Skipped++
-			continue
-		}
-		if err := s.one(ctx, sd, c, page.entries[id], pace); err != nil {
+		if err := s.each(ctx, sd, c, page, pace); err != nil {
 			return err
+		}
+		if id, _ := c["_id"].(string); sd.held == 0 {
+			sd.out.Next = id
 		}
 		beat(sd.out)
 	}
 	return nil
+}
+
+// each handles one recipient of the page.
+func (s *Sender) each(ctx context.Context, sd *send, c store.Doc, page *recipients, pace *pacer) error {
+	if page.blocked[lowerEmail(c)] {
+		sd.out.Skipped++
+		return nil
+	}
+	id, _ := c["_id"].(string)
+	return s.one(ctx, sd, c, page.entries[id], pace)
 }
 
 // cancelled reads, at most once per statusEvery, whether the newsletter
@@ -172,7 +181,7 @@ func (s *Sender) one(ctx context.Context, sd *send, c store.Doc, prev store.Doc,
 		return s.fail(ctx, sd, entry, logID, "the template failed: "+err.Error())
 	}
 	if err := pace.wait(ctx); err != nil {
-		return s.settle(ctx, entry, entrySending, "interrupted")
+		return errors.Join(err, s.settle(ctx, entry, entrySending, "interrupted"))
 	}
 	return s.deliver(ctx, sd, entry, logID, msg)
 }
