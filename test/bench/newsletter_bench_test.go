@@ -36,7 +36,7 @@ func BenchmarkNewsletters(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	r := p.Do(http.MethodPost, "/marketing/newsletters", tok, map[string]any{"subject": "Bench", "tracking": true,
-		"body": `<p>Hello {{consumer.first_name}}, <a href="https://example.com/x">x</a> <a href="{{unsubscribeUrl}}">stop</a></p>`,
+		"body":            `<p>Hello {{consumer.first_name}}, <a href="https://example.com/x">x</a> <a href="{{unsubscribeUrl}}">stop</a></p>`,
 		"recipientFilter": map[string]any{"tags": tag}, "scheduleAt": time.Now().UTC().Format(time.RFC3339)})
 	if r.Status != http.StatusCreated {
 		b.Fatalf("create: %d %s", r.Status, r.Body)
