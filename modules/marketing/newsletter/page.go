@@ -38,6 +38,8 @@ type send struct {
 	out                          contract.NewsletterPage
 	held                         int
 	checked                      time.Time
+	counted                      contract.NewsletterPage // the counts written to the record
+	countedAt                    time.Time
 }
 
 // Page sends to the page of recipients after in.After. beat reports
@@ -55,7 +57,11 @@ func (s *Sender) Page(ctx context.Context, in contract.NewsletterPageInput, beat
 	if err != nil {
 		return contract.NewsletterPage{}, err
 	}
-	if err := s.sendAll(ctx, sd, page, beat); err != nil {
+	err = s.sendAll(ctx, sd, page, beat)
+	if perr := s.progress(ctx, sd, true); err == nil {
+		err = perr
+	}
+	if err != nil {
 		return sd.out, err
 	}
 	sd.out.Done = len(page.consumers) < contract.NewsletterPageSize
@@ -89,7 +95,7 @@ func (s *Sender) prepare(ctx context.Context, id string) (*send, bool, error) {
 	}
 	subject, _ := nl["subject"].(string)
 	return &send{id: id, customer: customer["_id"].(string), subject: subject, owner: store.NewID(),
-		tracking: nl["tracking"] == true, tpl: tpl, customerDoc: customer, checked: time.Now()}, false, nil
+		tracking: nl["tracking"] == true, tpl: tpl, customerDoc: customer, checked: time.Now(), countedAt: time.Now()}, false, nil
 }
 
 // customer is the template's customer: id, slug and name.
@@ -215,7 +221,7 @@ func (s *Sender) sent(ctx context.Context, sd *send, entry store.Doc, logID stri
 	if err := s.setLog(ctx, logID, store.Doc{"status": "sent"}); err != nil {
 		return err
 	}
-	return s.progress(ctx, sd.id, "sent")
+	return s.progress(ctx, sd, false)
 }
 
 // fail records a mail the server refused (5xx) or that could not be
@@ -229,15 +235,29 @@ func (s *Sender) fail(ctx context.Context, sd *send, entry store.Doc, logID, rea
 	if err := s.setLog(ctx, logID, store.Doc{"status": "bounced", "bounceReason": reason}); err != nil {
 		return err
 	}
-	return s.progress(ctx, sd.id, "failed")
+	return s.progress(ctx, sd, false)
 }
 
-// progress counts one more mail on the record (live progress; Finish
-// sets the exact counts of the ledger).
-func (s *Sender) progress(ctx context.Context, id, field string) error {
-	_, err := s.Service.Apply(ctx, s.newsletters(), query.ID(id), resource.Change{Inc: map[string]any{field: int64(1), "recipients": int64(1)}})
-	if resource.KindOf(err) == resource.KindNotFound {
+// Progress is written to the record at most once per progressEvery or
+// progressBatch mails (live progress; Finish sets the exact counts of
+// the ledger), which spares a write per mail.
+const (
+	progressEvery = time.Second
+	progressBatch = 25
+)
+
+// progress adds the mails settled since the last write to the record's
+// counts when due (or now, with force).
+func (s *Sender) progress(ctx context.Context, sd *send, force bool) error {
+	sent, failed := sd.out.Sent-sd.counted.Sent, sd.out.Failed-sd.counted.Failed
+	if sent+failed == 0 || !force && sent+failed < progressBatch && time.Since(sd.countedAt) < progressEvery {
 		return nil
 	}
-	return err
+	inc := map[string]any{"sent": int64(sent), "failed": int64(failed), "recipients": int64(sent + failed)}
+	_, err := s.Service.Apply(context.WithoutCancel(ctx), s.newsletters(), query.ID(sd.id), resource.Change{Inc: inc})
+	if err != nil && resource.KindOf(err) != resource.KindNotFound {
+		return err
+	}
+	sd.counted, sd.countedAt = sd.out, time.Now()
+	return nil
 }
