@@ -75,6 +75,9 @@ func TestNewsletterSendsToFilteredConsumers(t *testing.T) {
 	r := e.p.Do(http.MethodGet, "/marketing/maillogs?newsletter="+id, e.tok, nil)
 	require.Equal(t, http.StatusOK, r.Status)
 	require.Len(t, r.List(), 2)
+	r = e.p.Do(http.MethodGet, "/marketing/newsletters/"+id+"/maillogs", e.tok, nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Len(t, r.List(), 2, "the newsletter's mail logs")
 }
 
 // TestNewsletterTrackingOffLeavesLinks: without tracking the links and
