@@ -10,6 +10,7 @@ func TestQueueOf(t *testing.T) {
 		WorkflowSelfCheck: "platform", WorkflowRetention: "platform", WorkflowOAuthSweep: "platform",
 		WorkflowWebhookDelivery: "platform-webhooks", WorkflowDispatchEvent: "platform-webhooks",
 		WorkflowPipelineRun: "platform-pipelines", WorkflowFireTrigger: "platform-pipelines",
+		WorkflowNewsletterSend: "platform-mail",
 		"SomethingNew": "platform",
 	} {
 		if got := QueueOf("platform", workflow); got != want {
