@@ -11,7 +11,7 @@ func TestQueueOf(t *testing.T) {
 		WorkflowWebhookDelivery: "platform-webhooks", WorkflowDispatchEvent: "platform-webhooks",
 		WorkflowPipelineRun: "platform-pipelines", WorkflowFireTrigger: "platform-pipelines",
 		WorkflowNewsletterSend: "platform-mail",
-		"SomethingNew": "platform",
+		"SomethingNew":         "platform",
 	} {
 		if got := QueueOf("platform", workflow); got != want {
 			t.Errorf("QueueOf(platform, %s) = %s, want %s", workflow, got, want)
