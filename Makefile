@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # and //workflowcheck:ignore comments, each with its reason.
 WORKFLOWCHECK := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
-.PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks bench-pipelines bench-dispatch bench-tracking
+.PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks bench-pipelines bench-dispatch bench-tracking bench-newsletters
 
 run: build ## everything in one process on the embedded defaults (./data)
 	$(BIN) dev
@@ -46,6 +46,9 @@ bench-webhooks: build ## events delivered end to end, against a raw POST loop an
 
 bench-dispatch: build ## a bulk write with a triggered pipeline: write rate, dispatch rate, lag
 	./test/with-infra.sh $(GO) test -run '^$$' -bench 'DispatchBulk' -benchtime 5000x -timeout 30m ./test/bench/
+
+bench-newsletters: build ## a newsletter's send to a local SMTP server against a raw SMTP send loop (ratio)
+	./test/with-infra.sh $(GO) test -run '^$$' -bench 'Newsletters' -benchtime 1000x -timeout 30m ./test/bench/
 
 bench-pipelines: build ## pipeline runs (SQLite store) against trivial workflows on the same Temporal server, 3 runs
 	./test/with-infra.sh $(GO) test -run '^$$' -bench 'PipelineRuns' -benchtime 300x -count 3 -timeout 30m ./test/bench/

@@ -36,6 +36,7 @@ import (
 	"platform/modules/developer"
 	"platform/modules/identity"
 	"platform/modules/marketing"
+	"platform/modules/marketing/newsletter"
 	"platform/modules/marketing/tracking"
 	"platform/modules/oauth"
 	"platform/worker"
@@ -81,6 +82,7 @@ type App struct {
 	Vault *credentials.Vault
 
 	pipes pipelines
+	news  *newsletter.Sender
 }
 
 // Modules lists the mounted modules (their declarations: New mounts them
@@ -132,6 +134,9 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 		return nil, err
 	}
 	a.wirePipelines()
+	if err := a.wireMarketing(ctx); err != nil {
+		return nil, err
+	}
 	ready := []api.ReadyCheck{{Name: "store", Check: st.Ping}}
 	if tc != nil {
 		ready = append(ready, api.ReadyCheck{Name: "temporal", Check: temporalx.Ready(tc)})
@@ -152,9 +157,7 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 			return nil, fmt.Errorf("mount %s: %w", m.Name, err)
 		}
 	}
-	if err := a.startTracking(ctx); err != nil {
-		return nil, err
-	}
+	a.startTracking()
 	return a, nil
 }
 
@@ -244,7 +247,8 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 		Delivery:    a.deliveryActivities(),
 		Pipelines:   a.pipelineActivities(),
 		Maintenance: a.MaintenanceActivities(),
-		Marketing:   a.marketingActivities(),
+		Coupons:     a.couponActivities(),
+		Newsletters: a.newsletterActivities(),
 	}
 	return &dispatch.Worker{Worker: a.workers(taskQueue, acts), Dispatcher: a.dispatcher(acts.Delivery)}
 }

@@ -8,9 +8,10 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"platform/activities/coupons"
 	"platform/activities/delivery"
 	"platform/activities/maintenance"
-	"platform/activities/marketing"
+	"platform/activities/newsletters"
 	"platform/activities/pipelines"
 	"platform/activities/system"
 	"platform/worker"
@@ -27,14 +28,16 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 	t.Parallel()
 	r := &recorder{}
 	worker.Register(r, worker.Activities{System: &system.Activities{}, Delivery: &delivery.Activities{}, Pipelines: &pipelines.Activities{}, Maintenance: &maintenance.Activities{},
-		Marketing: &marketing.Activities{}})
-	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "WebhookRetrier", "PipelineRun", "FireTrigger", "OAuthSweep", "Retention", "CouponExpiry"}, r.workflows)
+		Coupons: &coupons.Activities{}, Newsletters: &newsletters.Activities{}})
+	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "WebhookRetrier", "PipelineRun", "FireTrigger", "OAuthSweep", "Retention",
+		"CouponExpiry", "NewsletterSend"}, r.workflows)
 	require.ElementsMatch(t, []string{
 		"SelfCheck", "ReportBug",
 		"EventTargets", "LaunchEventRuns", "MarkDispatched", "DeliverWebhook", "SettleDelivery", "RetryDueDeliveries",
 		"StartRun", "RecordStep", "FinishRun", "RunHTTP", "RunDB", "RunNotification", "RunTransform", "RunFunction", "LaunchTriggerRuns",
 		"SweepOAuth", "PruneRecords", "PruneSubscriptions",
 		"CouponDeadline", "ExpireCoupon",
+		"CheckNewsletter", "BeginNewsletter", "SendNewsletterPage", "FinishNewsletter",
 	}, r.activities)
 }
 

@@ -10,9 +10,10 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"platform/activities/coupons"
 	"platform/activities/delivery"
 	"platform/activities/maintenance"
-	"platform/activities/marketing"
+	"platform/activities/newsletters"
 	"platform/activities/pipelines"
 	"platform/activities/system"
 	"platform/workflows"
@@ -28,7 +29,8 @@ type Activities struct {
 	Delivery    *delivery.Activities
 	Pipelines   *pipelines.Activities
 	Maintenance *maintenance.Activities
-	Marketing   *marketing.Activities
+	Coupons     *coupons.Activities
+	Newsletters *newsletters.Activities
 }
 
 // Register registers every workflow and the activities of acts under
@@ -47,8 +49,11 @@ func Register(r sdkworker.Registry, acts Activities) {
 	if acts.Maintenance != nil {
 		registerActivities(r, maintenanceActivities(acts.Maintenance))
 	}
-	if acts.Marketing != nil {
-		registerActivities(r, marketingActivities(acts.Marketing))
+	if acts.Coupons != nil {
+		registerActivities(r, couponActivities(acts.Coupons))
+	}
+	if acts.Newsletters != nil {
+		registerActivities(r, newsletterActivities(acts.Newsletters))
 	}
 }
 
@@ -65,6 +70,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 		{contract.WorkflowOAuthSweep, workflows.OAuthSweep},
 		{contract.WorkflowRetention, workflows.Retention},
 		{contract.WorkflowCouponExpiry, workflows.CouponExpiry},
+		{contract.WorkflowNewsletterSend, workflows.NewsletterSend},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
 	}
@@ -119,9 +125,18 @@ func maintenanceActivities(a *maintenance.Activities) []named {
 	}
 }
 
-func marketingActivities(a *marketing.Activities) []named {
+func couponActivities(a *coupons.Activities) []named {
 	return []named{
 		{contract.ActivityCouponDeadline, a.CouponDeadline},
 		{contract.ActivityExpireCoupon, a.ExpireCoupon},
+	}
+}
+
+func newsletterActivities(a *newsletters.Activities) []named {
+	return []named{
+		{contract.ActivityCheckNewsletter, a.CheckNewsletter},
+		{contract.ActivityBeginNewsletter, a.BeginNewsletter},
+		{contract.ActivitySendNewsletterPage, a.SendNewsletterPage},
+		{contract.ActivityFinishNewsletter, a.FinishNewsletter},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/textproto"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -27,7 +28,8 @@ const (
 const DefaultMailTimeout = 30 * time.Second
 
 // Mailer sends the mail channel over SMTP, one connection per Send, as a
-// text/plain message with all recipients in To.
+// text/plain message (or HTML, or both as alternatives) with all
+// recipients in To.
 type Mailer struct {
 	Addr     string // host:port of the SMTP server
 	From     string // envelope and header sender, e.g. platform@example.com or "Platform <platform@example.com>"
@@ -62,12 +64,60 @@ func (ml *Mailer) Send(ctx context.Context, m Message) error {
 		return Permanent(fmt.Errorf("%w: %v", ErrInvalidRecipient, err))
 	}
 	msg.Subject(oneLine(m.Subject))
-	msg.SetBodyString(gomail.TypeTextPlain, m.Body)
+	setBody(msg, m)
+	if err := setHeaders(msg, m); err != nil {
+		return Permanent(err)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if err := client.DialAndSendWithContext(ctx, msg); err != nil {
 		return classifySMTP(ml.Addr, timeout, err)
+	}
+	return nil
+}
+
+// setBody sets the plain text, the HTML or both as alternatives.
+func setBody(msg *gomail.Msg, m Message) {
+	switch {
+	case m.HTML == "":
+		msg.SetBodyString(gomail.TypeTextPlain, m.Body)
+	case m.Body == "":
+		msg.SetBodyString(gomail.TypeTextHTML, m.HTML)
+	default:
+		msg.SetBodyString(gomail.TypeTextPlain, m.Body)
+		msg.AddAlternativeString(gomail.TypeTextHTML, m.HTML)
+	}
+}
+
+// reservedHeaders are set by the Mailer from Message's own fields.
+var reservedHeaders = map[string]bool{
+	"from": true, "to": true, "cc": true, "bcc": true, "subject": true, "message-id": true, "date": true,
+	"mime-version": true, "content-type": true, "content-transfer-encoding": true, "sender": true,
+}
+
+// setHeaders adds the extra headers, sorted so a message is the same
+// bytes every time, and the Message-ID.
+func setHeaders(msg *gomail.Msg, m Message) error {
+	names := make([]string, 0, len(m.Headers))
+	for k := range m.Headers {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if reservedHeaders[strings.ToLower(k)] {
+			return fmt.Errorf("notify: mail: the header %s is set by the mailer", k)
+		}
+		if strings.ContainsAny(k+m.Headers[k], "\r\n") {
+			return fmt.Errorf("notify: mail: the header %s holds a line break", k)
+		}
+		msg.SetGenHeader(gomail.Header(k), m.Headers[k])
+	}
+	if m.MessageID != "" {
+		if strings.ContainsAny(m.MessageID, "<>\r\n ") {
+			return fmt.Errorf("notify: mail: message id %q: want local@host without brackets", m.MessageID)
+		}
+		msg.SetMessageIDWithValue(m.MessageID)
 	}
 	return nil
 }

@@ -295,3 +295,44 @@ func TestMailerStartTLSIsRequired(t *testing.T) {
 		}
 	}
 }
+
+// TestMailerHTMLHeadersAndMessageID: a newsletter mail carries an HTML
+// alternative, its list headers and the Message-ID the platform chose.
+func TestMailerHTMLHeadersAndMessageID(t *testing.T) {
+	srv, addr := startSMTP(t, smtpmock.ConfigurationAttr{})
+	err := testMailer(addr).Send(context.Background(), Message{
+		Channel: ChannelMail, To: []string{"alice@example.com"}, Subject: "News",
+		Body: "plain", HTML: "<p>rich</p>", MessageID: "abc.def@mail.example.com",
+		Headers: map[string]string{"List-Unsubscribe": "<https://x.example/u>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
+	})
+	if err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	msgs, err := srv.WaitForMessages(1, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := msgs[0].MsgRequest()
+	parsed, err := mail.ReadMessage(strings.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"Message-Id": "<abc.def@mail.example.com>", "List-Unsubscribe": "<https://x.example/u>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"} {
+		if got := parsed.Header.Get(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	if !strings.Contains(parsed.Header.Get("Content-Type"), "multipart/alternative") || !strings.Contains(raw, "<p>rich</p>") || !strings.Contains(raw, "plain") {
+		t.Errorf("want both bodies as alternatives: %q", raw)
+	}
+}
+
+func TestMailerRefusesReservedOrBrokenHeaders(t *testing.T) {
+	_, addr := startSMTP(t, smtpmock.ConfigurationAttr{})
+	for _, h := range []map[string]string{{"Bcc": "mallory@example.com"}, {"X-A": "b\r\nBcc: m@example.com"}} {
+		err := testMailer(addr).Send(context.Background(), Message{Channel: ChannelMail, To: []string{"a@example.com"}, Body: "x", Headers: h})
+		if !IsPermanent(err) {
+			t.Errorf("%v: err = %v, want permanent", h, err)
+		}
+	}
+}

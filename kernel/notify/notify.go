@@ -91,6 +91,15 @@ type Message struct {
 	Subject string         // mail subject, push title; unused by sms
 	Body    string         // plain text
 	Data    map[string]any // push only: extra key/values for the app
+
+	// Mail only. HTML is an HTML body: sent alone, or as the alternative
+	// of Body when both are set. Headers are extra header fields (the
+	// Mailer's own, such as From or Subject, cannot be set this way).
+	// MessageID, without angle brackets, replaces the generated one, so
+	// that a bounce report can be tied back to what was sent.
+	HTML      string
+	Headers   map[string]string
+	MessageID string
 }
 
 // Sender delivers a Message. Errors tell with IsPermanent whether a retry

@@ -125,6 +125,10 @@ type Config struct {
 	SMSToken     string // never logged nor shown in --help
 	PushURL      string
 	PushToken    string // never logged nor shown in --help
+
+	// NewsletterRate is how many mails per second one newsletter send
+	// submits at most (PLATFORM_NEWSLETTER_RATE; docs/newsletters.md).
+	NewsletterRate float64
 }
 
 // setting is one configurable value: its env name, flag name, default and parser.
@@ -256,6 +260,10 @@ func settings() []setting {
 		{"PLATFORM_SMS_TOKEN", "sms-token", "", "bearer token sent to PLATFORM_SMS_URL", func(c *Config, v string) error { c.SMSToken = v; return nil }},
 		{"PLATFORM_PUSH_URL", "push-url", "", "URL the push notification channel POSTs {to, title, body, data} to; empty: push off", func(c *Config, v string) error { c.PushURL = v; return optional(v, absURL) }},
 		{"PLATFORM_PUSH_TOKEN", "push-token", "", "bearer token sent to PLATFORM_PUSH_URL", func(c *Config, v string) error { c.PushToken = v; return nil }},
+		{"PLATFORM_NEWSLETTER_RATE", "newsletter-rate", "20", "mails per second one newsletter send submits at most (0.01 to 10000); the SMTP server's own limits are met by backing off on its 4xx replies", func(c *Config, v string) (err error) {
+			c.NewsletterRate, err = rate(v)
+			return
+		}},
 	}, slotSettings()...)
 }
 
@@ -380,6 +388,15 @@ func positive(v string) (int, error) {
 		return 0, fmt.Errorf("want a positive whole number")
 	}
 	return n, nil
+}
+
+// rate reads a positive rate per second, from 0.01 to 10,000.
+func rate(v string) (float64, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0.01 || f > 10_000 {
+		return 0, fmt.Errorf("want a rate per second from 0.01 to 10000")
+	}
+	return f, nil
 }
 
 func percent(v string) (int, error) {

@@ -29,6 +29,7 @@ var DefaultSlots = map[contract.Kind]QueueSlots{
 	contract.KindSystem:    {Activities: 10, Workflows: 10, Pollers: 2},
 	contract.KindWebhooks:  {Activities: 100, Workflows: 50, Pollers: 4},
 	contract.KindPipelines: {Activities: 100, Workflows: 50, Pollers: 4},
+	contract.KindMail:      {Activities: 20, Workflows: 20, Pollers: 2},
 }
 
 // slotSettings are the three settings of each kind:

@@ -9,13 +9,6 @@ import (
 	"platform/modules/marketing/coupon"
 )
 
-// ExpiryWatcher watches a coupon's validUntil (a Temporal workflow per
-// coupon, signalled when the coupon changes); the composition root gives
-// it.
-type ExpiryWatcher interface {
-	Watch(ctx context.Context, couponID string) error
-}
-
 // watchExpiry tells the coupon's expiry workflow about a new or moved
 // validUntil, after the write is stored: the workflow reads the coupon, so
 // it must see the saved one.
@@ -29,10 +22,7 @@ func watchExpiry(d Deps) func(context.Context, *resource.Service, store.Doc, sto
 		if until.Equal(before) {
 			return nil
 		}
-		if d.Expiry == nil {
-			return resource.Unavailable("coupon expiry needs the workflow service, which this process lacks")
-		}
-		return d.Expiry.Watch(ctx, saved["_id"].(string))
+		return d.watchCoupon(ctx, saved["_id"].(string))
 	}
 }
 

@@ -16,19 +16,10 @@ import (
 // Version is the module's meta.version.host.
 const Version = "1.0.0"
 
-// Deps are what the marketing module uses that the composition root
-// gives; zero ones leave out what needs them (the declarations alone
-// need none).
-type Deps struct {
-	// Expiry watches coupon deadlines.
-	Expiry ExpiryWatcher
-	Intake *Intake
-}
-
 // Module returns the marketing module's declaration.
 func Module(d Deps) *api.Module {
 	return &api.Module{Name: "marketing", HostLabel: "marketing", Version: Version,
-		Resources: []*resource.Resource{MailLogs(), Coupons(d), CouponRedemptions(), References()},
+		Resources: []*resource.Resource{MailLogs(), Newsletters(d), Coupons(d), CouponRedemptions(), References()},
 		Routes:    intakeRoutes(d.Intake), Paths: intakePaths()}
 }
 

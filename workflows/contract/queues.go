@@ -18,10 +18,13 @@ const (
 	KindWebhooks Kind = "webhooks"
 	// KindPipelines: pipeline runs, their steps and trigger firings.
 	KindPipelines Kind = "pipelines"
+	// KindMail: newsletter sends, long activities that wait on the SMTP
+	// server and the send rate, kept apart from the other kinds' slots.
+	KindMail Kind = "mail"
 )
 
 // Kinds lists every kind, the base queue's first.
-var Kinds = []Kind{KindSystem, KindWebhooks, KindPipelines}
+var Kinds = []Kind{KindSystem, KindWebhooks, KindPipelines, KindMail}
 
 // WorkflowKinds is the kind of every workflow type. A workflow's
 // activities and children run on its queue (Temporal's default), so this
@@ -37,6 +40,7 @@ var WorkflowKinds = map[string]Kind{
 	WorkflowWebhookRetrier:  KindWebhooks,
 	WorkflowPipelineRun:     KindPipelines,
 	WorkflowFireTrigger:     KindPipelines,
+	WorkflowNewsletterSend:  KindMail,
 }
 
 // KindOf is the kind of a workflow type; an unknown one is system work.

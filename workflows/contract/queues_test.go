@@ -10,7 +10,8 @@ func TestQueueOf(t *testing.T) {
 		WorkflowSelfCheck: "platform", WorkflowRetention: "platform", WorkflowOAuthSweep: "platform",
 		WorkflowWebhookDelivery: "platform-webhooks", WorkflowDispatchEvent: "platform-webhooks",
 		WorkflowPipelineRun: "platform-pipelines", WorkflowFireTrigger: "platform-pipelines",
-		"SomethingNew": "platform",
+		WorkflowNewsletterSend: "platform-mail",
+		"SomethingNew":         "platform",
 	} {
 		if got := QueueOf("platform", workflow); got != want {
 			t.Errorf("QueueOf(platform, %s) = %s, want %s", workflow, got, want)

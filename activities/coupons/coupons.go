@@ -1,6 +1,5 @@
-// Package marketing holds the activities of the marketing module's
-// workflows: coupon expiry.
-package marketing
+// Package coupons holds the activities of the coupon expiry workflow.
+package coupons
 
 import (
 	"context"
