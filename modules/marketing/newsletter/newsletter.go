@@ -73,5 +73,4 @@ func (s *Sender) newsletters() *resource.Resource {
 	return s.Service.Registry.Get("marketing", Collection)
 }
 
-
 func (s *Sender) consumers() *resource.Resource { return s.Service.Registry.Get("crm", "consumers") }
