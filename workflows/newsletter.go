@@ -17,8 +17,10 @@ const (
 )
 
 // newsletterRecheck is how long after a signal the workflow reads the
-// record once more: the API signals in the write's hook, before the
-// record is stored, so the first read may still see the old record.
+// record once more. The API signals after the write is stored, so the
+// first read sees it; the second is a safety net for a signal that
+// raced a later write (and for processes of older versions, which
+// signalled before storing).
 const newsletterRecheck = 5 * time.Second
 
 // maxNewsletterPages bounds one run's history (about seven events a

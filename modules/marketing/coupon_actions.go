@@ -9,17 +9,14 @@ import (
 	"platform/modules/marketing/coupon"
 )
 
-// watchExpiry tells the coupon's expiry workflow about a new or moved
-// validUntil, after the write is stored: the workflow reads the coupon, so
-// it must see the saved one.
+// watchExpiry tells the coupon's expiry workflow about the write, after
+// it is stored (the workflow reads the coupon, so it must see the saved
+// one): every write of a coupon that has or had a validUntil, so that a
+// write retried after a failed signal (a 503) signals again. Signals are
+// cheap; a workflow with nothing to wait for ends.
 func watchExpiry(d Deps) func(context.Context, *resource.Service, store.Doc, store.Doc) error {
 	return func(ctx context.Context, _ *resource.Service, saved, old store.Doc) error {
-		until, _ := saved["validUntil"].(time.Time)
-		var before time.Time
-		if old != nil {
-			before, _ = old["validUntil"].(time.Time)
-		}
-		if until.Equal(before) {
+		if saved["validUntil"] == nil && (old == nil || old["validUntil"] == nil) {
 			return nil
 		}
 		return d.watchCoupon(ctx, saved["_id"].(string))

@@ -35,7 +35,13 @@ func Newsletters(d Deps) *resource.Resource {
 		},
 		Relations: []resource.Relation{{Rel: "maillogs", Title: "mail sent", Target: "marketing/" + newsletter.MailLogs, Key: "newsletter"}},
 		Hooks: resource.Hooks{
-			BeforeWrite: func(ctx context.Context, w *resource.Write) error { return newsletterWrite(ctx, d, w) },
+			BeforeWrite: func(_ context.Context, w *resource.Write) error { return newsletterWrite(w) },
+			AfterWrite: func(ctx context.Context, _ *resource.Service, saved, old store.Doc) error {
+				if !scheduleConcerned(saved, old) {
+					return nil
+				}
+				return d.wake(ctx, idOf(saved))
+			},
 			AfterDelete: func(ctx context.Context, _ *resource.Service, old store.Doc) error {
 				return d.wakeIfActive(ctx, old) // a waiting or sending workflow ends
 			},
@@ -69,17 +75,25 @@ func newsletterFields() []resource.Field {
 }
 
 // newsletterWrite compiles the template, checks the filter and derives
-// the status from scheduleAt; a change of the schedule wakes the
-// newsletter's workflow (starting it if needed).
-func newsletterWrite(ctx context.Context, d Deps, w *resource.Write) error {
+// the status from scheduleAt.
+func newsletterWrite(w *resource.Write) error {
 	if err := checkNewsletter(w); err != nil {
 		return err
 	}
-	wake, err := nextStatus(w)
-	if err != nil || !wake {
-		return err
+	return nextStatus(w)
+}
+
+// scheduleConcerned says whether a stored write concerns the newsletter's
+// workflow, which is then woken (started if needed) to read the record:
+// every write of a scheduled newsletter, so that a write retried after a
+// failed wake (a 503) wakes it, and the write that unscheduled one. The
+// wake comes after the write is stored, so the workflow reads the new
+// record.
+func scheduleConcerned(saved, old store.Doc) bool {
+	if saved["_status"] == newsletter.StatusScheduled {
+		return true
 	}
-	return d.wake(ctx, idOf(w.New))
+	return old != nil && old["_status"] == newsletter.StatusScheduled
 }
 
 // checkNewsletter validates body and recipientFilter.
@@ -100,26 +114,25 @@ func checkNewsletter(w *resource.Write) error {
 	return nil
 }
 
-// nextStatus sets _status after a change of scheduleAt and reports
-// whether the workflow must look at the record again.
-func nextStatus(w *resource.Write) (bool, error) {
+// nextStatus sets _status after a change of scheduleAt.
+func nextStatus(w *resource.Write) error {
 	old := w.Old["_status"]
 	if w.Old != nil && sameTime(w.Old["scheduleAt"], w.New["scheduleAt"]) {
-		return false, nil
+		return nil
 	}
 	switch old {
 	case newsletter.StatusSending:
-		return false, resource.Conflict("scheduleAt", "the newsletter is being sent; cancel it first")
+		return resource.Conflict("scheduleAt", "the newsletter is being sent; cancel it first")
 	case newsletter.StatusSent:
-		return false, resource.Conflict("scheduleAt", "the newsletter has been sent; duplicate it to send it again")
+		return resource.Conflict("scheduleAt", "the newsletter has been sent; duplicate it to send it again")
 	}
 	if w.New["scheduleAt"] == nil {
 		w.New["_status"] = newsletter.StatusDraft
-		return old == newsletter.StatusScheduled, nil
+		return nil
 	}
 	w.New["_status"] = newsletter.StatusScheduled
 	delete(w.New, "failure")
-	return true, nil
+	return nil
 }
 
 func sameTime(a, b any) bool {
