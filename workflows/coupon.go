@@ -36,7 +36,7 @@ func CouponExpiry(ctx workflow.Context, in contract.CouponInput) error {
 		if !d.Watch {
 			return nil
 		}
-		if wait := d.At.Sub(workflow.Now(ctx)); wait > 0 && !sleepOrSignal(ctx, wait, changed) {
+		if wait := d.At.Sub(workflow.Now(ctx)); wait > 0 && !sleepOrSignal(ctx, wait, changed, func() {}) {
 			continue // a write changed the coupon: read it again
 		}
 		expire := contract.ExpireCouponInput{CouponID: in.CouponID, Now: workflow.Now(ctx)}
@@ -47,14 +47,19 @@ func CouponExpiry(ctx workflow.Context, in contract.CouponInput) error {
 	return workflow.NewContinueAsNewError(ctx, contract.WorkflowCouponExpiry, in)
 }
 
-// sleepOrSignal waits d or until a signal on ch; true when the time ran out.
-func sleepOrSignal(ctx workflow.Context, d time.Duration, ch workflow.ReceiveChannel) bool {
+// sleepOrSignal waits d or until a signal on ch, which it receives and
+// hands to got; true when the time ran out. A timer a signal cut short is
+// cancelled. The retrier, newsletter and coupon workflows all wait so.
+func sleepOrSignal(ctx workflow.Context, d time.Duration, ch workflow.ReceiveChannel, got func()) bool {
 	tctx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
 	fired := false
 	sel := workflow.NewSelector(ctx)
 	sel.AddFuture(workflow.NewTimer(tctx, d), func(workflow.Future) { fired = true })
-	sel.AddReceive(ch, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil) })
+	sel.AddReceive(ch, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(ctx, nil)
+		got()
+	})
 	sel.Select(ctx)
 	return fired
 }

@@ -170,15 +170,7 @@ func (n *newsletterRun) sleep(ctx workflow.Context, wake time.Time) bool {
 	if !n.recheck.After(at) {
 		n.recheck = time.Time{} // this wait ends at the owed re-read
 	}
-	tctx, cancel := workflow.WithCancel(ctx)
-	defer cancel()
-	sel := workflow.NewSelector(ctx)
-	sel.AddFuture(workflow.NewTimer(tctx, max(at.Sub(workflow.Now(ctx)), time.Millisecond)), func(workflow.Future) {})
-	sel.AddReceive(n.changed, func(c workflow.ReceiveChannel, _ bool) {
-		c.Receive(ctx, nil)
-		n.owe(ctx)
-	})
-	sel.Select(ctx)
+	sleepOrSignal(ctx, max(at.Sub(workflow.Now(ctx)), time.Millisecond), n.changed, func() { n.owe(ctx) })
 	return true
 }
 

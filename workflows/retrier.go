@@ -105,17 +105,7 @@ func (r *retrier) wait(ctx workflow.Context, next time.Time) bool {
 // sleep waits d or until a signal comes (then the wait is reconsidered);
 // true when the time ran out.
 func (r *retrier) sleep(ctx workflow.Context, d time.Duration) bool {
-	tctx, cancel := workflow.WithCancel(ctx)
-	defer cancel() // a timer a signal cut short is cancelled
-	fired := false
-	sel := workflow.NewSelector(ctx)
-	sel.AddFuture(workflow.NewTimer(tctx, d), func(workflow.Future) { fired = true })
-	sel.AddReceive(r.queued, func(c workflow.ReceiveChannel, _ bool) {
-		c.Receive(ctx, nil)
-		r.owe(ctx)
-	})
-	sel.Select(ctx)
-	return fired
+	return sleepOrSignal(ctx, d, r.queued, func() { r.owe(ctx) })
 }
 
 // drain takes the signals that came meanwhile.
