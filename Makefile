@@ -22,7 +22,7 @@ vet:
 test: vet build browser ## vet, then every test against real FerretDB and Temporal servers
 	./test/with-infra.sh $(GO) test $(TESTFLAGS) ./...
 	@echo "== the API suites again on the embedded SQLite store =="
-	PLATFORM_TEST_STORE=sqlite ./test/with-infra.sh $(GO) test $(TESTFLAGS) ./app/ ./modules/... ./worker/
+	PLATFORM_TEST_STORE=sqlite ./test/with-infra.sh $(GO) test $(TESTFLAGS) ./cmd/platform/app/ ./modules/... ./worker/
 
 lint: vet
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" && exit 1)

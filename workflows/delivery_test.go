@@ -19,7 +19,7 @@ import (
 
 	"platform/activities/delivery"
 	"platform/activities/system"
-	"platform/app"
+	"platform/cmd/platform/app"
 	"platform/kernel/events"
 	"platform/kernel/outbound"
 	"platform/kernel/query"

@@ -26,7 +26,7 @@ import (
 
 	"platform/activities/pipelines"
 	"platform/activities/system"
-	"platform/app"
+	"platform/cmd/platform/app"
 	"platform/kernel/outbound"
 	"platform/kernel/resource"
 	"platform/kernel/settings"

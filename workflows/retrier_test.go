@@ -18,7 +18,7 @@ import (
 
 	"platform/activities/delivery"
 	"platform/activities/system"
-	"platform/app"
+	"platform/cmd/platform/app"
 	"platform/kernel/events"
 	"platform/kernel/outbound"
 	"platform/kernel/query"

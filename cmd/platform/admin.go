@@ -11,7 +11,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"platform/app"
+	"platform/cmd/platform/app"
 	"platform/kernel/auth"
 	"platform/kernel/obs"
 	"platform/kernel/settings"

@@ -15,7 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 
-	"platform/app"
+	"platform/cmd/platform/app"
 	"platform/kernel/obs"
 	"platform/kernel/settings"
 	"platform/kernel/store"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"platform/app"
+	"platform/cmd/platform/app"
 	"platform/kernel/query"
 )
 

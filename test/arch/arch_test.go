@@ -84,7 +84,7 @@ func TestRulesFileSaysWhatTheArchitectureIs(t *testing.T) {
 		{"modules/automation", "workflows/contract", true},
 		{"modules/automation", "activities", false},
 		{"modules/crm", "worker", false},
-		{"modules/crm", "app", false},
+		{"modules/crm", "cmd/platform/app", false},
 		{"workflows", "workflows/contract", true},
 		{"workflows", "kernel/query", true},
 		{"workflows", "kernel/store", false},
@@ -108,9 +108,9 @@ func TestRulesFileSaysWhatTheArchitectureIs(t *testing.T) {
 		{"worker", "api", false},
 		{"sandbox", "kernel/tenant", true},
 		{"sandbox", "modules/crm", false},
-		{"app", "modules/crm", true},
-		{"cmd/platform", "app", true},
-		{"test/testenv", "app", true},
+		{"cmd/platform/app", "modules/crm", true},
+		{"cmd/platform", "cmd/platform/app", true},
+		{"test/testenv", "cmd/platform/app", true},
 	} {
 		g := madeUpGraph(edgeList{{e.from, e.to}})
 		vs := checkAllowed(rs, g, "platform/"+e.from)

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"platform/api"
-	"platform/app"
+	"platform/cmd/platform/app"
 	"platform/kernel/auth"
 	"platform/kernel/settings"
 	"platform/kernel/store"

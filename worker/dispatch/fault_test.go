@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"platform/app"
+	"platform/cmd/platform/app"
 	"platform/kernel/events"
 	"platform/kernel/query"
 	"platform/kernel/settings"

@@ -17,7 +17,7 @@ import (
 	"go.temporal.io/api/taskqueue/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
-	"platform/app"
+	"platform/cmd/platform/app"
 	"platform/kernel/settings"
 	"platform/kernel/store"
 	"platform/modules/automation/webhook"

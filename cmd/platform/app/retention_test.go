@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 
-	"platform/app"
+	"platform/cmd/platform/app"
 	"platform/kernel/settings"
 	"platform/kernel/store"
 	"platform/modules/automation/webhook"
