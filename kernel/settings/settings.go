@@ -129,6 +129,10 @@ type Config struct {
 	// NewsletterRate is how many mails per second one newsletter send
 	// submits at most (PLATFORM_NEWSLETTER_RATE; docs/newsletters.md).
 	NewsletterRate float64
+	// NewsletterLease is how long a recipient's claim in the send ledger
+	// keeps other attempts off it; one SMTP transaction is bounded by
+	// half of it (PLATFORM_NEWSLETTER_LEASE; docs/newsletters.md).
+	NewsletterLease time.Duration
 }
 
 // setting is one configurable value: its env name, flag name, default and parser.
@@ -262,6 +266,10 @@ func settings() []setting {
 		{"PLATFORM_PUSH_TOKEN", "push-token", "", "bearer token sent to PLATFORM_PUSH_URL", func(c *Config, v string) error { c.PushToken = v; return nil }},
 		{"PLATFORM_NEWSLETTER_RATE", "newsletter-rate", "20", "mails per second one newsletter send submits at most (0.01 to 10000); the SMTP server's own limits are met by backing off on its 4xx replies", func(c *Config, v string) (err error) {
 			c.NewsletterRate, err = rate(v)
+			return
+		}},
+		{"PLATFORM_NEWSLETTER_LEASE", "newsletter-lease", "2m", "how long a newsletter recipient's claim keeps other attempts off it after a worker died (2s to 1h); one SMTP transaction may take at most half of it, up to 45s", func(c *Config, v string) (err error) {
+			c.NewsletterLease, err = between(v, 2*time.Second, time.Hour)
 			return
 		}},
 	}, slotSettings()...)

@@ -25,7 +25,7 @@ func (a *App) wireMarketing(ctx context.Context) error {
 	}
 	a.Tracking = tracking.Signer{Base: a.Config.TrackingURL, Key: key}
 	a.news = &newsletter.Sender{
-		Service: a.Service, Customers: a.Identity, Rate: a.Config.NewsletterRate, Log: a.Log,
+		Service: a.Service, Customers: a.Identity, Rate: a.Config.NewsletterRate, Lease: a.Config.NewsletterLease, Log: a.Log,
 		Signer: a.Tracking, Host: mailHost(a.Config.SMTPFrom),
 	}
 	if m := a.pipes.notifier.Mail; m != nil {

@@ -19,14 +19,24 @@ const (
 )
 
 // ClaimLease is how long a claim keeps another attempt of the page off
-// its recipient: longer than one SMTP transaction may take (SendTimeout),
-// so a claim is only taken over from an attempt that died.
+// its recipient unless Sender.Lease says otherwise: longer than one SMTP
+// transaction may take (sendTimeout), so a claim is only taken over from
+// an attempt that died.
 const ClaimLease = 2 * time.Minute
 
 // SendTimeout bounds one mail's SMTP transaction, which a cancelled
 // activity does not interrupt (a mail cut off after the final dot may
-// have been accepted without the ledger knowing).
+// have been accepted without the ledger knowing); at most half the lease.
 const SendTimeout = 45 * time.Second
+
+func (s *Sender) lease() time.Duration {
+	if s.Lease > 0 {
+		return s.Lease
+	}
+	return ClaimLease
+}
+
+func (s *Sender) sendTimeout() time.Duration { return min(SendTimeout, s.lease()/2) }
 
 // LedgerIndexes: one entry per newsletter and consumer.
 var LedgerIndexes = []store.Index{
@@ -97,7 +107,7 @@ func (s *Sender) takeOver(ctx context.Context, prev store.Doc, owner string) (st
 		return prev, done, nil
 	}
 	at, _ := prev["claimedAt"].(time.Time)
-	if prev["owner"] != owner && time.Since(at) < ClaimLease {
+	if prev["owner"] != owner && time.Since(at) < s.lease() {
 		return prev, deferred, nil
 	}
 	id, _ := prev["_id"].(string)

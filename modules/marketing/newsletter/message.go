@@ -65,7 +65,7 @@ func (s *Sender) SendTest(ctx context.Context, nl store.Doc, to string) error {
 		return resource.InvalidField("body", "the template failed for the sample consumer: %v", err)
 	}
 	msg.MessageID = "" // not a mail log's: bounces of a test mail match nothing
-	ctx, cancel := context.WithTimeout(ctx, SendTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.sendTimeout())
 	defer cancel()
 	if err := s.Mailer.Send(ctx, msg); err != nil {
 		return resource.Unavailable("the mail server did not take the test mail: %s", outbound.Cause(err)).WithCause(err)

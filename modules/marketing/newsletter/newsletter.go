@@ -8,6 +8,7 @@ package newsletter
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"platform/kernel/notify"
 	"platform/kernel/resource"
@@ -62,6 +63,9 @@ type Sender struct {
 	Customers Customers
 	// Rate is how many mails per second one send submits at most.
 	Rate float64
+	// Lease is how long a recipient's claim keeps other attempts off it
+	// (zero: ClaimLease); one SMTP transaction takes at most half of it.
+	Lease time.Duration
 	// Host is the right-hand side of the Message-IDs.
 	Host string
 	Log  *slog.Logger

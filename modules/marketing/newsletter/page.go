@@ -195,7 +195,7 @@ func (s *Sender) one(ctx context.Context, sd *send, c store.Doc, prev store.Doc,
 // deliver submits the mail; the transaction runs to its end even when
 // ctx is cancelled, so what the server accepted is always committed.
 func (s *Sender) deliver(ctx context.Context, sd *send, entry store.Doc, logID string, msg notify.Message) error {
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), SendTimeout)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.sendTimeout())
 	err := s.Mailer.Send(sctx, msg)
 	cancel()
 	switch {
