@@ -304,6 +304,9 @@ func (s *Service) validateFields(fields []Field, body map[string]any, m mode) (s
 }
 
 func (s *Service) beforeWrite(ctx context.Context, r *Resource, w *Write) error {
+	if err := s.checkLinks(ctx, r, w); err != nil {
+		return err
+	}
 	if r.Hooks.BeforeWrite == nil {
 		return nil
 	}

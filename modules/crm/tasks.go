@@ -99,9 +99,6 @@ func userExists(ctx context.Context, d Deps, field, user string) error {
 }
 
 func checkTask(ctx context.Context, w *resource.Write) error {
-	if err := checkConsumer(ctx, w); err != nil {
-		return err
-	}
 	if w.New["type"] == TypeBug && !auth.From(ctx).Allows(RightBugs) {
 		return resource.Invalid(resource.FieldError(resource.CodeInvalid, "type", "Bug tasks are recorded by the platform; creating them needs %s", RightBugs))
 	}
@@ -113,18 +110,6 @@ func checkTask(ctx context.Context, w *resource.Write) error {
 		return resource.Conflict("_status", "a done task is reopened with POST /tasks/:id/actions/reopen")
 	}
 	return activateOnDone(ctx, w)
-}
-
-func checkConsumer(ctx context.Context, w *resource.Write) error {
-	id, ok := w.New["consumer"].(string)
-	if !ok || (w.Old != nil && w.Old["consumer"] == id) {
-		return nil
-	}
-	_, err := w.Service.Load(ctx, w.Service.Registry.Get("crm", "consumers"), id)
-	if resource.KindOf(err) == resource.KindNotFound {
-		return resource.InvalidField("consumer", "no consumer %s exists", id)
-	}
-	return err
 }
 
 // activateOnDone makes a lead active when a task for it is completed.

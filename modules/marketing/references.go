@@ -45,14 +45,9 @@ func inactive(msg string) func(context.Context) error {
 	return func(context.Context) error { return resource.Inactive("%s", msg) }
 }
 
-// checkReference refuses a consumer or a shared user that is not the
-// customer's.
+// checkReference refuses a shared user that is not the customer's (the
+// record service checks the consumer link).
 func checkReference(ctx context.Context, w *resource.Write) error {
-	if id, ok := w.New["consumer"].(string); ok {
-		if err := exists(ctx, w.Service, "consumers", id, "consumer"); err != nil {
-			return err
-		}
-	}
 	shares, _ := w.New["shares"].([]any)
 	for i, s := range shares {
 		user, _ := s.(store.Doc)["user"].(string)
