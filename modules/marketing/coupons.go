@@ -11,9 +11,6 @@ import (
 	"platform/modules/marketing/coupon"
 )
 
-// maxApplicableProducts caps a coupon's product list.
-const maxApplicableProducts = 1000
-
 var codePattern = regexp.MustCompile(`^[A-Z0-9][A-Z0-9_-]*$`)
 
 // Coupons declares /coupons. Rights: marketing.coupons.{view|create|edit|
@@ -57,7 +54,7 @@ func redeemBody() []resource.Field {
 		{Name: "consumerId", Type: resource.TObjectID, Required: true, Description: "the consumer who redeems"},
 		{Name: "orderRef", Type: resource.TString, MaxLen: 200, Description: "the order the coupon is redeemed for"},
 		{Name: "productIds", Type: resource.TArray, Items: &resource.Field{Type: resource.TString, MaxLen: 128},
-			Description: "products of the order; required when the coupon has applicableProducts, one of which must be named"},
+			Description: "products of the order (at most 1000); required when the coupon has applicableProducts, one of which must be named"},
 	}
 }
 
@@ -74,8 +71,8 @@ func checkCoupon(_ context.Context, w *resource.Write) error {
 	errs = append(errs, checkValue(w.New)...)
 	errs = append(errs, checkWindow(w.New)...)
 	errs = append(errs, checkLimits(w.New)...)
-	if len(store.Strings(w.New["applicableProducts"])) > maxApplicableProducts {
-		errs = append(errs, resource.FieldError(resource.CodeInvalid, "applicableProducts", "at most %d products", maxApplicableProducts))
+	if len(store.Strings(w.New["applicableProducts"])) > coupon.MaxProducts {
+		errs = append(errs, resource.FieldError(resource.CodeInvalid, "applicableProducts", "at most %d products", coupon.MaxProducts))
 	}
 	if len(errs) > 0 {
 		return resource.Invalid(errs...)

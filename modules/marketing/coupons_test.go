@@ -136,6 +136,8 @@ func TestCouponRules(t *testing.T) {
 			return apitest.IDs{"c": f.coupon(map[string]any{"applicableProducts": []string{"p1", "p2"}}), "who": f.consumer()}
 		}, Method: "POST", Path: "/marketing/coupons/{c}/actions/redeem", Body: map[string]any{"consumerId": "{who}", "productIds": []string{"p9", "p2"}},
 			Status: 200, Events: []string{"coupons.redeemed"}},
+		{Name: "a redemption names at most 1000 products", Given: given, Method: "POST", Path: "/marketing/coupons/{c}/actions/redeem",
+			Body: map[string]any{"consumerId": "{who}", "productIds": manyProducts(1001)}, Status: 422, Field: "productIds"},
 		{Name: "an unknown consumer is refused", Given: given, Method: "POST", Path: "/marketing/coupons/{c}/actions/redeem",
 			Body: map[string]any{"consumerId": "0123456789abcdef01234567"}, Status: 422, Field: "consumerId"},
 		{Name: "another customer's consumer is unknown", Given: func(f *couponFixture) apitest.IDs {
@@ -151,4 +153,12 @@ func TestCouponRules(t *testing.T) {
 		{Name: "a CSV list of redemptions needs the export right", Given: given, Method: "GET", Path: "/marketing/couponredemptions?format=csv",
 			Scopes: []string{"marketing.coupons.view"}, Status: 403},
 	})
+}
+
+func manyProducts(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("p%d", i)
+	}
+	return out
 }

@@ -18,6 +18,10 @@ type Request struct {
 	ProductIDs []string
 }
 
+// MaxProducts caps a coupon's applicableProducts and the products of one
+// redemption.
+const MaxProducts = 1000
+
 // maxClaims bounds the attempts of one redemption racing others for the
 // next free place; each lost race means another redemption succeeded.
 const maxClaims = 64
@@ -105,6 +109,9 @@ func (s Service) consumerExists(ctx context.Context, id string) error {
 // redeemable refuses a redemption the coupon's state does not allow, with
 // the reason.
 func redeemable(doc store.Doc, req Request, now time.Time) error {
+	if len(req.ProductIDs) > MaxProducts {
+		return resource.InvalidField("productIds", "at most %d products", MaxProducts)
+	}
 	switch doc["_status"] {
 	case StatusPaused:
 		return resource.Conflict("_status", "the coupon is paused")
