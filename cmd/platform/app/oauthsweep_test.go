@@ -8,14 +8,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
-	sdkworker "go.temporal.io/sdk/worker"
 
 	"platform/cmd/platform/app"
 	"platform/kernel/settings"
 	"platform/kernel/store"
 	"platform/modules/oauth"
 	"platform/test/testenv"
-	"platform/workflows"
 )
 
 // TestOAuthSweepSchedule: the schedule runs the sweep every
@@ -26,11 +24,7 @@ func TestOAuthSweepSchedule(t *testing.T) {
 	t.Parallel()
 	p := testenv.NewPlatform(t, testenv.Options{Configure: func(c *settings.Config) { c.OAuthSweepInterval = 2 * time.Hour }})
 	ctx := context.Background()
-	w := sdkworker.New(p.Temporal, p.TaskQueue, sdkworker.Options{})
-	w.RegisterWorkflow(workflows.OAuthSweep)
-	w.RegisterActivity(p.MaintenanceActivities())
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	startMaintenanceWorker(t, p)
 
 	require.NoError(t, p.PutOAuthSweepSchedule(ctx, p.TaskQueue))
 	h := p.Temporal.ScheduleClient().GetHandle(ctx, app.OAuthSweepScheduleID(p.TaskQueue))

@@ -28,10 +28,7 @@ func TestRetentionScheduleCreatedAtStart(t *testing.T) {
 	t.Parallel()
 	p := testenv.NewPlatform(t, testenv.Options{Configure: func(c *settings.Config) { c.RetentionInterval = 3 * time.Hour }})
 	ctx := context.Background()
-	w := sdkworker.New(p.Temporal, p.TaskQueue, sdkworker.Options{})
-	worker.Register(w, worker.Activities{Maintenance: p.MaintenanceActivities()})
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	startMaintenanceWorker(t, p)
 
 	require.NoError(t, p.PutSchedules(ctx, p.TaskQueue))
 	for _, id := range []string{app.RetentionScheduleID(p.TaskQueue), app.OAuthSweepScheduleID(p.TaskQueue)} {
@@ -59,4 +56,14 @@ func TestRetentionScheduleCreatedAtStart(t *testing.T) {
 	}, 60*time.Second, 200*time.Millisecond, "a busy machine may take a while to run the tick")
 	_, err = deliveries.Get(p.Ctx(), "recent")
 	require.NoError(t, err, "the recent record stays")
+}
+
+// startMaintenanceWorker runs a worker with every workflow and the
+// housekeeping activities on the platform's task queue until the test ends.
+func startMaintenanceWorker(t *testing.T, p *testenv.Platform) {
+	t.Helper()
+	w := sdkworker.New(p.Temporal, p.TaskQueue, sdkworker.Options{})
+	worker.Register(w, worker.Activities{Maintenance: p.MaintenanceActivities()})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
 }
