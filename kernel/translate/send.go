@@ -52,7 +52,7 @@ func (d *DeepL) read(resp *http.Response, want int) ([]string, error) {
 		return nil, fmt.Errorf("translate: unreadable answer: %w", err)
 	}
 	if len(got.Translations) != want {
-		return nil, fmt.Errorf("translate: asked for %d translations, got %d", want, len(got.Translations))
+		return nil, errTranslations(want, len(got.Translations))
 	}
 	out := make([]string, want)
 	for i, t := range got.Translations {

@@ -79,3 +79,9 @@ func withMessage(msg, detail string) string {
 	}
 	return msg + ": " + detail
 }
+
+// errTranslations: a provider answered a different number of texts than
+// it was given, so none can be matched to its source.
+func errTranslations(want, got int) error {
+	return fmt.Errorf("translate: asked for %d translations, got %d", want, got)
+}
