@@ -28,6 +28,7 @@ require (
 	go.mongodb.org/mongo-driver/v2 v2.5.0
 	go.temporal.io/api v1.53.0
 	go.temporal.io/sdk v1.37.0
+	go.temporal.io/server v1.29.1
 	golang.org/x/crypto v0.58.0
 	golang.org/x/oauth2 v0.36.0
 	google.golang.org/protobuf v1.36.11
@@ -238,7 +239,6 @@ require (
 	go.opentelemetry.io/otel/sdk/metric v1.44.0 // indirect
 	go.opentelemetry.io/otel/trace v1.44.0 // indirect
 	go.opentelemetry.io/proto/otlp v1.9.0 // indirect
-	go.temporal.io/server v1.29.1 // indirect
 	go.uber.org/atomic v1.11.0 // indirect
 	go.uber.org/dig v1.18.1 // indirect
 	go.uber.org/fx v1.23.0 // indirect
