@@ -9,6 +9,10 @@ import (
 
 // Hooks let a resource add rules the declaration cannot express.
 type Hooks struct {
+	// Prepare runs on a client's body before field validation, so values
+	// the body carries inside another field (a wiki page's front matter)
+	// are validated as if the client had sent them.
+	Prepare func(body map[string]any) (map[string]any, error)
 	// BeforeWrite runs on create (w.Old == nil) and update, after field
 	// validation and before storing; it may change w.New or reject.
 	BeforeWrite func(ctx context.Context, w *Write) error
@@ -21,6 +25,9 @@ type Hooks struct {
 	// such as signalling a workflow that reads it. An error fails the
 	// call although the record is saved, so the caller retries it.
 	AfterWrite func(ctx context.Context, s *Service, saved, old store.Doc) error
+	// BeforeDelete may refuse to delete a record (a knowledge base that
+	// still has pages).
+	BeforeDelete func(ctx context.Context, s *Service, old store.Doc) error
 	// AfterDelete runs after a record is deleted.
 	AfterDelete func(ctx context.Context, s *Service, old store.Doc) error
 }

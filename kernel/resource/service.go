@@ -171,6 +171,11 @@ func (s *Service) Delete(ctx context.Context, r *Resource, ref string) (store.Do
 	if err != nil {
 		return nil, err
 	}
+	if r.Hooks.BeforeDelete != nil {
+		if err := r.Hooks.BeforeDelete(ctx, s, old); err != nil {
+			return nil, err
+		}
+	}
 	n, err := s.Store.Collection(r.Plural).Delete(ctx, query.ID(idOf(old)))
 	if err != nil {
 		return nil, storeError(err, r)
@@ -283,6 +288,12 @@ func actionEventData(res *ActionResult) store.Doc {
 func (s *Service) validate(r *Resource, body map[string]any, m mode) (store.Doc, error) {
 	if r.ReadOnly {
 		return nil, readOnly(r)
+	}
+	if r.Hooks.Prepare != nil {
+		var err error
+		if body, err = r.Hooks.Prepare(body); err != nil {
+			return nil, err
+		}
 	}
 	doc, err := s.validateFields(r.Fields, body, m)
 	if err != nil {
