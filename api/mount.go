@@ -1,15 +1,15 @@
 package api
 
 import (
-	"fmt"
-	"platform/kernel/resource"
-
 	"context"
+	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"platform/kernel/auth"
+	"platform/kernel/resource"
 )
 
 // ModuleRouter adds a module's own routes; every one is rate limited (see
@@ -38,6 +38,13 @@ func (s *Server) HandleRoot(method, path string, h HandlerFunc) {
 // Handle adds a route that needs right.
 func (m *ModuleRouter) Handle(method, path, right string, h HandlerFunc) {
 	m.group.Handle(method, path, requireRight(right), m.s.adapt(h))
+}
+
+// HandleAnyOf adds a route that needs one of rights at least: the handler
+// narrows its answer to what the caller's rights allow (a search across
+// resources shows each kind of result only with that kind's view right).
+func (m *ModuleRouter) HandleAnyOf(method, path string, rights []string, h HandlerFunc) {
+	m.group.Handle(method, path, requireAnyRight(rights), m.s.adapt(h))
 }
 
 // Mount registers a module's resources and routes under /<module>.
@@ -113,6 +120,21 @@ func requireRight(right string) gin.HandlerFunc {
 			return
 		}
 		c.Next()
+	}
+}
+
+func requireAnyRight(rights []string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		p := auth.From(c.Request.Context())
+		for _, r := range rights {
+			if p.Allows(r) {
+				c.Next()
+				return
+			}
+		}
+		c.MustGet(keyServer).(*Server).renderError(c, NewError(http.StatusForbidden, resource.CodeScope, "",
+			"the token's scope grants none of %s", strings.Join(rights, ", ")))
+		c.Abort()
 	}
 }
 

@@ -476,3 +476,14 @@ func keyParentNote(r *resource.Resource) string {
 	}
 	return fmt.Sprintf(" (unique per %[1]s: add ?%[1]s= to look in one %[1]s; without it, a %[2]s that several have is a 400)", within, r.Key)
 }
+
+// Operation describes an authenticated GET route of a module (for
+// Module.Paths): its query parameters, an envelope answer holding payload
+// with status 200, the usual error answers, and the bearer requirement
+// the document declares for every route.
+func Operation(operationID, tag, summary, description string, params []any, payload map[string]any) map[string]any {
+	return obj{
+		"operationId": operationID, "tags": []any{tag}, "summary": summary, "description": description,
+		"parameters": append(append([]any{}, params...), formatParam()), "responses": responses(200, envelopeOf(payload)),
+	}
+}
