@@ -133,6 +133,12 @@ type Config struct {
 	// keeps other attempts off it; one SMTP transaction is bounded by
 	// half of it (PLATFORM_NEWSLETTER_LEASE; docs/newsletters.md).
 	NewsletterLease time.Duration
+	// HubSiteURL is the base of the wiki pages' public addresses
+	// (<base>/<kb>/<slug>), where cross-links point (PLATFORM_HUB_SITE_URL).
+	HubSiteURL string
+	// The machine-translation provider of the translate actions (DeepL's
+	// API v2 shape); empty URL: translation off.
+	TranslateURL, TranslateKey string
 }
 
 // setting is one configurable value: its env name, flag name, default and parser.
@@ -268,6 +274,15 @@ func settings() []setting {
 			c.NewsletterRate, err = rate(v)
 			return
 		}},
+		{"PLATFORM_HUB_SITE_URL", "hub-site-url", "", "base URL of the public knowledge base site: a wiki page is at <base>/<kbslug>/<slug> (default: <gateway url>/kb)", func(c *Config, v string) error {
+			c.HubSiteURL = strings.TrimRight(v, "/")
+			return optional(v, absURL)
+		}},
+		{"PLATFORM_TRANSLATE_URL", "translate-url", "", "base URL of the machine-translation provider (the DeepL API v2 shape, e.g. https://api-free.deepl.com); empty: the translate actions answer 503", func(c *Config, v string) error {
+			c.TranslateURL = strings.TrimRight(v, "/")
+			return optional(v, absURL)
+		}},
+		{"PLATFORM_TRANSLATE_KEY", "translate-key", "", "the translation provider's API key (never logged)", func(c *Config, v string) error { c.TranslateKey = v; return nil }},
 		{"PLATFORM_NEWSLETTER_LEASE", "newsletter-lease", "2m", "how long a newsletter recipient's claim keeps other attempts off it after a worker died (2s to 1h); one SMTP transaction may take at most half of it, up to 45s", func(c *Config, v string) (err error) {
 			c.NewsletterLease, err = between(v, 2*time.Second, time.Hour)
 			return
@@ -328,6 +343,9 @@ func (c *Config) fillDefaults() {
 	if c.TrackingURL == "" {
 		c.TrackingURL = c.GatewayURL + "/t"
 	}
+	if c.HubSiteURL == "" {
+		c.HubSiteURL = c.GatewayURL + "/kb"
+	}
 }
 
 // UsesEmbeddedSQLite says whether the store is the embedded SQLite file.
@@ -350,7 +368,7 @@ func (c *Config) ModuleBaseURL(label string) string {
 
 // secretSettings are never shown: --help leaves out their values, and
 // InvalidError never quotes one.
-var secretSettings = map[string]bool{"PLATFORM_MASTER_KEY": true, "PLATFORM_SMTP_PASSWORD": true, "PLATFORM_SMS_TOKEN": true, "PLATFORM_PUSH_TOKEN": true}
+var secretSettings = map[string]bool{"PLATFORM_MASTER_KEY": true, "PLATFORM_SMTP_PASSWORD": true, "PLATFORM_SMS_TOKEN": true, "PLATFORM_PUSH_TOKEN": true, "PLATFORM_TRANSLATE_KEY": true}
 
 func mailAddress(v string) error {
 	if _, err := mail.ParseAddress(v); err != nil {
