@@ -13,6 +13,7 @@ import (
 	"platform/activities/maintenance"
 	"platform/activities/newsletters"
 	"platform/activities/pipelines"
+	"platform/activities/rendering"
 	"platform/activities/system"
 	"platform/worker"
 	"platform/workflows/contract"
@@ -28,9 +29,9 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 	t.Parallel()
 	r := &recorder{}
 	worker.Register(r, worker.Activities{System: &system.Activities{}, Delivery: &delivery.Activities{}, Pipelines: &pipelines.Activities{}, Maintenance: &maintenance.Activities{},
-		Coupons: &coupons.Activities{}, Newsletters: &newsletters.Activities{}})
+		Coupons: &coupons.Activities{}, Newsletters: &newsletters.Activities{}, Rendering: &rendering.Activities{}})
 	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "WebhookRetrier", "PipelineRun", "FireTrigger", "OAuthSweep", "Retention",
-		"CouponExpiry", "NewsletterSend"}, r.workflows)
+		"CouponExpiry", "NewsletterSend", "RenderRecord", "RenderAffected"}, r.workflows)
 	require.ElementsMatch(t, []string{
 		"SelfCheck", "ReportBug",
 		"EventTargets", "LaunchEventRuns", "MarkDispatched", "DeliverWebhook", "SettleDelivery", "RetryDueDeliveries",
@@ -38,6 +39,7 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 		"SweepOAuth", "PruneRecords", "PruneSubscriptions",
 		"CouponDeadline", "ExpireCoupon",
 		"CheckNewsletter", "BeginNewsletter", "SendNewsletterPage", "FinishNewsletter",
+		"Render", "SignalAffectedRenders",
 	}, r.activities)
 }
 

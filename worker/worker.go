@@ -15,6 +15,7 @@ import (
 	"platform/activities/maintenance"
 	"platform/activities/newsletters"
 	"platform/activities/pipelines"
+	"platform/activities/rendering"
 	"platform/activities/system"
 	"platform/workflows"
 	"platform/workflows/contract"
@@ -31,6 +32,7 @@ type Activities struct {
 	Maintenance *maintenance.Activities
 	Coupons     *coupons.Activities
 	Newsletters *newsletters.Activities
+	Rendering   *rendering.Activities
 }
 
 // Register registers every workflow and the activities of acts under
@@ -55,6 +57,9 @@ func Register(r sdkworker.Registry, acts Activities) {
 	if acts.Newsletters != nil {
 		registerActivities(r, newsletterActivities(acts.Newsletters))
 	}
+	if acts.Rendering != nil {
+		registerActivities(r, renderActivities(acts.Rendering))
+	}
 }
 
 // RegisterWorkflows registers every workflow under its contract name; the
@@ -71,6 +76,8 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 		{contract.WorkflowRetention, workflows.Retention},
 		{contract.WorkflowCouponExpiry, workflows.CouponExpiry},
 		{contract.WorkflowNewsletterSend, workflows.NewsletterSend},
+		{contract.WorkflowRenderRecord, workflows.RenderRecord},
+		{contract.WorkflowRenderAffected, workflows.RenderAffected},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
 	}
@@ -129,6 +136,13 @@ func couponActivities(a *coupons.Activities) []named {
 	return []named{
 		{contract.ActivityCouponDeadline, a.CouponDeadline},
 		{contract.ActivityExpireCoupon, a.ExpireCoupon},
+	}
+}
+
+func renderActivities(a *rendering.Activities) []named {
+	return []named{
+		{contract.ActivityRender, a.Render},
+		{contract.ActivitySignalAffected, a.SignalAffectedRenders},
 	}
 }
 

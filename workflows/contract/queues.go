@@ -35,6 +35,8 @@ var WorkflowKinds = map[string]Kind{
 	WorkflowOAuthSweep:      KindSystem,
 	WorkflowRetention:       KindSystem,
 	WorkflowCouponExpiry:    KindSystem,
+	WorkflowRenderRecord:    KindSystem,
+	WorkflowRenderAffected:  KindSystem,
 	WorkflowDispatchEvent:   KindWebhooks, // its delivery children inherit its queue
 	WorkflowWebhookDelivery: KindWebhooks,
 	WorkflowWebhookRetrier:  KindWebhooks,
