@@ -228,7 +228,7 @@ func recordSchema(fields []resource.Field, input bool) obj {
 			continue
 		}
 		props[f.Name] = fieldSchema(f, input)
-		if input && f.Required {
+		if input && f.Required && f.SuppliedBy == "" {
 			required = append(required, f.Name)
 		}
 	}

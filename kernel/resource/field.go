@@ -50,6 +50,11 @@ type Field struct {
 	// Right, when set, is needed to set or change the field on any route
 	// (crm.tasks.assign for a task's assignedTo), besides the route's own.
 	Right string
+	// SuppliedBy names another field whose content may supply this one
+	// (a wiki page's front matter in body sets its title): a required
+	// field is then not required in the published schema, though it still
+	// is once Hooks.Prepare has run.
+	SuppliedBy string
 	// WriteOnly fields are accepted but never returned (secrets).
 	WriteOnly bool
 	// Virtual fields are computed on read and never stored.
