@@ -1,49 +1,46 @@
 package testenv
 
 import (
-	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"platform/kernel/store"
+	"platform/kernel/store/mongostore"
 	"platform/kernel/store/sqlitestore"
+	"platform/test/infra"
 )
 
-// StoreKind names the store tests run on: "mongodb" (the MongoDB-wire
-// server, default) or "sqlite" (the embedded store), from
-// PLATFORM_TEST_STORE unless a test asks for one.
-func StoreKind(want string) string {
-	if want != "" {
-		return want
-	}
-	if k := os.Getenv("PLATFORM_TEST_STORE"); k != "" {
-		return k
-	}
-	return "mongodb"
-}
+// Race reports whether the binary runs under the race detector (infra.Race).
+const Race = infra.Race
 
-// NewStore returns a fresh store of the kind for the test.
-func NewStore(t testing.TB, kind string) store.Store {
-	t.Helper()
-	if StoreKind(kind) == "sqlite" {
-		return SQLiteStore(t)
-	}
-	return MongoStore(t)
-}
+// Addresses of the shared infrastructure (infra.Addresses).
+type Addresses = infra.Addresses
 
-// SQLiteStore returns an embedded store in the test's temporary directory.
-func SQLiteStore(t testing.TB) *sqlitestore.Store {
-	t.Helper()
-	st, err := sqlitestore.Open(filepath.Join(t.TempDir(), "store.db"))
-	if err != nil {
-		t.Fatalf("open sqlite store: %v", err)
-	}
-	t.Cleanup(func() { _ = st.Close(context.Background()) })
-	return st
-}
+// Infra returns the store and Temporal addresses (infra.Infra).
+func Infra(t testing.TB) Addresses { return infra.Infra(t) }
+
+// ModuleRoot is the directory of go.mod (infra.ModuleRoot).
+func ModuleRoot() (string, error) { return infra.ModuleRoot() }
+
+// PlatformBinary is the built bin/platform (infra.PlatformBinary).
+func PlatformBinary() (string, error) { return infra.PlatformBinary() }
+
+// Name returns a short unique name for the test (infra.Name).
+func Name(t testing.TB) string { return infra.Name(t) }
+
+// StoreKind names the store tests run on (infra.StoreKind).
+func StoreKind(want string) string { return infra.StoreKind(want) }
+
+// NewStore returns a fresh store of the kind for the test (infra.NewStore).
+func NewStore(t testing.TB, kind string) store.Store { return infra.NewStore(t, kind) }
+
+// SQLiteStore returns an embedded store for the test (infra.SQLiteStore).
+func SQLiteStore(t testing.TB) *sqlitestore.Store { return infra.SQLiteStore(t) }
+
+// MongoStore returns a store on a fresh database of the shared server
+// (infra.MongoStore).
+func MongoStore(t testing.TB) *mongostore.Store { return infra.MongoStore(t) }
 
 // apiClient keeps connections alive for many concurrent callers, as real
 // API clients do (the default keeps only 2 idle connections per host).

@@ -8,7 +8,7 @@ import (
 
 	"platform/kernel/store"
 	"platform/kernel/tenant"
-	"platform/test/testenv"
+	"platform/test/infra"
 )
 
 // The store of this run: PLATFORM_TEST_STORE=sqlite for the embedded one,
@@ -16,7 +16,7 @@ import (
 // as the other store-backed packages run once per store.
 func newStore(t testing.TB) store.Store {
 	t.Helper()
-	return testenv.NewStore(t, "")
+	return infra.NewStore(t, "")
 }
 
 func ctxOf(customer string) context.Context {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"platform/test/testenv"
+	"platform/test/infra"
 )
 
 // TestSearchLatency10k holds the index to its latency goal: p95 under 50
@@ -32,7 +32,7 @@ func TestSearchLatency10k(t *testing.T) {
 	t.Logf("%s store, %d queries: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms", c.st.Kind(), len(ds), p50, p95, p99)
 	// The goal is the embedded store's; the race detector slows the
 	// CPU-bound scoring several times, which says nothing of it.
-	if c.st.Kind() == "sqlite" && !testenv.Race {
+	if c.st.Kind() == "sqlite" && !infra.Race {
 		require.Less(t, p95, 50.0, "p95 in ms")
 	}
 	c.afterWrites(t)

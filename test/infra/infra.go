@@ -1,11 +1,12 @@
-// Package testenv gives integration tests real infrastructure: a
-// MongoDB-wire store and a Temporal server, from MONGODB_URI and
-// TEMPORAL_ADDRESS (make test starts them once with `platform infra`), or,
-// when those are unset, by starting `platform infra` as a child process of
-// the test binary. Each test gets its own database and task queue, so tests
-// run in parallel without seeing each other's data. The embedded servers are
-// never linked into test binaries.
-package testenv
+// Package infra gives tests the shared infrastructure: a MongoDB-wire
+// store and a Temporal server, from MONGODB_URI and TEMPORAL_ADDRESS (make
+// test starts them once with `platform infra`), or, when those are unset,
+// by starting `platform infra` as a child process of the test binary, and
+// a fresh store of either kind per test. It imports no part of the
+// platform beyond the store, so the tests of a package the composition
+// root imports (a module's service) can use it without an import cycle;
+// package testenv builds the whole platform on it.
+package infra
 
 import (
 	"bufio"

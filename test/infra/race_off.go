@@ -1,7 +1,7 @@
-//go:build race
+//go:build !race
 
-package testenv
+package infra
 
 // Race reports whether the binary runs under the race detector, which
 // slows CPU-bound code several times: latency bounds of tests scale with it.
-const Race = true
+const Race = false
