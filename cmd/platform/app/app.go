@@ -34,6 +34,8 @@ import (
 	"platform/modules/crm"
 	"platform/modules/crm/bugs"
 	"platform/modules/developer"
+	"platform/modules/hub"
+	"platform/modules/hub/search"
 	"platform/modules/identity"
 	"platform/modules/marketing"
 	"platform/modules/marketing/newsletter"
@@ -77,12 +79,16 @@ type App struct {
 	// Tracking signs the links of mail ({tracking_url}: pixel, clicks,
 	// unsubscribe) and the tracker checks them.
 	Tracking tracking.Signer
+	// Search is the hub's search index, shared by the API and the render
+	// workflow's activities.
+	Search *search.Index
 	// Vault seals the customers' credentials; nil without a master key
 	// (the credential routes then answer 503 naming PLATFORM_MASTER_KEY).
 	Vault *credentials.Vault
 
 	pipes pipelines
 	news  *newsletter.Sender
+	hub   hubParts
 }
 
 // Modules lists the mounted modules (their declarations: New mounts them
@@ -91,7 +97,7 @@ func Modules() []*api.Module { return (&App{}).modules() }
 
 func (a *App) modules() []*api.Module {
 	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(a.marketingDeps()), developer.Module(developer.Deps{Tokens: a.appTokens()}), audit.Module(), automation.Module(a.automationDeps()),
-		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit})}
+		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit}), hub.Module(a.hubDeps())}
 }
 
 // appTokens ends a deleted app's tokens; nil for the declarations alone
@@ -135,6 +141,9 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 	}
 	a.wirePipelines()
 	if err := a.wireMarketing(ctx); err != nil {
+		return nil, err
+	}
+	if err := a.wireHub(ctx); err != nil {
 		return nil, err
 	}
 	ready := []api.ReadyCheck{{Name: "store", Check: st.Ping}}
@@ -249,6 +258,7 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 		Maintenance: a.MaintenanceActivities(),
 		Coupons:     a.couponActivities(),
 		Newsletters: a.newsletterActivities(),
+		Rendering:   a.renderActivities(),
 	}
 	return &dispatch.Worker{Worker: a.workers(taskQueue, acts), Dispatcher: a.dispatcher(acts.Delivery)}
 }

@@ -1,0 +1,78 @@
+package hub
+
+import (
+	"context"
+
+	"platform/kernel/resource"
+	"platform/kernel/store"
+	"platform/kernel/temporalx"
+	"platform/kernel/tenant"
+	"platform/kernel/translate"
+	"platform/modules/hub/search"
+	"platform/modules/hub/wiki"
+	"platform/workflows/contract"
+)
+
+// Deps are what the hub uses beyond the record service; zero ones leave
+// out what needs them. Without Workflows, page writes answer 503 (a page
+// is rendered by a workflow); without Search, GET /search answers 503 and
+// FAQs and glossary entries are not indexed; without Translator, the
+// translate action answers 503.
+type Deps struct {
+	Service    *resource.Service
+	Workflows  Signaller
+	Search     Searcher
+	Translator translate.Provider
+}
+
+// Signaller signals a workflow, starting it first if it is not running
+// (temporalx.Starter).
+type Signaller interface {
+	SignalOrStart(ctx context.Context, st temporalx.Start, signal string) error
+	Once(ctx context.Context, st temporalx.Start) (bool, error)
+}
+
+// Searcher is the search index (search.Index).
+type Searcher interface {
+	Put(ctx context.Context, d search.Doc) error
+	Remove(ctx context.Context, typ, id string) error
+	Search(ctx context.Context, q search.Query) ([]search.Hit, error)
+}
+
+// render tells the page's render workflow that the page changed, starting
+// it when none runs.
+func (d Deps) render(ctx context.Context, id string) error {
+	if d.Workflows == nil {
+		return resource.Unavailable("wiki pages are rendered by a workflow, which this process cannot start")
+	}
+	customer, err := tenant.Customer(ctx)
+	if err != nil {
+		return err
+	}
+	st := temporalx.Start{ID: contract.RenderWorkflowID(customer, wiki.Kind, id), Workflow: contract.WorkflowRenderRecord,
+		Input: contract.RenderInput{Kind: wiki.Kind, ID: id}, Attrs: contract.CustomerAttributes(customer)}
+	if err := d.Workflows.SignalOrStart(ctx, st, contract.SignalRenderChanged); err != nil {
+		return resource.Unavailable("the page is saved but its render could not be scheduled; save it again").WithCause(err)
+	}
+	return nil
+}
+
+// renderAffected starts a workflow that re-renders the pages that use the
+// words or link to the targets.
+func (d Deps) renderAffected(ctx context.Context, in contract.AffectedInput) error {
+	if d.Workflows == nil || (len(in.Words) == 0 && len(in.Targets) == 0) {
+		return nil
+	}
+	customer, err := tenant.Customer(ctx)
+	if err != nil {
+		return err
+	}
+	in.Kind = wiki.Kind
+	st := temporalx.Start{ID: "render-affected-" + customer + "-" + store.NewID(), Workflow: contract.WorkflowRenderAffected,
+		Input: in, Attrs: contract.CustomerAttributes(customer)}
+	if _, err := d.Workflows.Once(ctx, st); err != nil {
+		return resource.Unavailable("the change is saved but the pages that use it could not be re-rendered; save it again").WithCause(err)
+	}
+	return nil
+}
+
