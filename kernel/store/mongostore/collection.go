@@ -95,20 +95,38 @@ func (c *collection) InsertMany(ctx context.Context, docs []store.Doc) error {
 	return c.s.duplicate(ctx, c, nil, wrap(err))
 }
 
+// Get asks for the bare {_id: id} and checks the customer on the answer:
+// MongoDB finds it by the _id index either way, and FerretDB answers
+// only that form from its primary key (any other filter scans the whole
+// collection: 1.3 s at 10,000 large documents).
 func (c *collection) Get(ctx context.Context, id string, fields ...string) (store.Doc, error) {
-	f, err := c.scope(ctx, query.ID(id))
+	cust, err := c.customer(ctx)
 	if err != nil {
 		return nil, err
 	}
 	o := options.FindOne()
+	if len(fields) > 0 && c.scoped {
+		fields = append(fields[:len(fields):len(fields)], store.CustomerField)
+	}
 	if len(fields) > 0 {
 		o.SetProjection(projection(fields))
 	}
 	var m bson.M
-	if err := c.c.FindOne(ctx, f, o).Decode(&m); err != nil {
+	if err := c.c.FindOne(ctx, bson.D{{Key: "_id", Value: id}}, o).Decode(&m); err != nil {
 		return nil, wrap(err)
 	}
+	if c.scoped && m[store.CustomerField] != cust {
+		return nil, store.ErrNotFound
+	}
 	return c.fromBSON(m), nil
+}
+
+// customer is the tenant of ctx for a scoped collection ("" otherwise).
+func (c *collection) customer(ctx context.Context) (string, error) {
+	if !c.scoped {
+		return "", nil
+	}
+	return tenant.Customer(ctx)
 }
 
 func (c *collection) Find(ctx context.Context, fo store.FindOptions) ([]store.Doc, error) {
