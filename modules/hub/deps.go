@@ -75,4 +75,3 @@ func (d Deps) renderAffected(ctx context.Context, in contract.AffectedInput) err
 	}
 	return nil
 }
-

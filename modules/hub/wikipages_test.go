@@ -44,7 +44,9 @@ func TestWikiPages(t *testing.T) {
 			}},
 		{Name: "explicit fields win over front matter", Given: given, Method: "POST", Path: "/hub/wikipages", Status: 201, Events: []string{"wikipages.created"},
 			Body: map[string]any{"title": "Explicit", "body": "---\nkbslug: {kb}\nslug: fm\ntitle: From YAML\n---\ntext"},
-			Then: func(f *hubFixture, _ apitest.IDs, r *testenv.Resp) { assert.Equal(f.T, "Explicit", r.Payload()["title"]) }},
+			Then: func(f *hubFixture, _ apitest.IDs, r *testenv.Resp) {
+				assert.Equal(f.T, "Explicit", r.Payload()["title"])
+			}},
 		{Name: "front matter that is not YAML", Given: given, Method: "POST", Path: "/hub/wikipages", Status: 422, Field: "body",
 			Body: map[string]any{"kbslug": "{kb}", "slug": "x", "title": "X", "body": "---\ntitle: [unclosed\n---\ntext"}},
 		{Name: "front matter of the wrong type", Given: given, Method: "POST", Path: "/hub/wikipages", Status: 422, Field: "tags",
@@ -122,7 +124,9 @@ func TestWikiPageActions(t *testing.T) {
 			}},
 		{Name: "publishing a published page changes nothing", Given: published, Method: "POST", Path: "/hub/wikipages/{intro}/actions/publish", Status: 200},
 		{Name: "unpublish", Given: published, Method: "POST", Path: "/hub/wikipages/{intro}/actions/unpublish", Status: 200, Events: []string{"wikipages.unpublished"},
-			Then: func(f *hubFixture, _ apitest.IDs, r *testenv.Resp) { assert.Equal(f.T, false, r.Payload()["published"]) }},
+			Then: func(f *hubFixture, _ apitest.IDs, r *testenv.Resp) {
+				assert.Equal(f.T, false, r.Payload()["published"])
+			}},
 		{Name: "publishing needs hub.wikipages.publish", Given: tree, Method: "POST", Path: "/hub/wikipages/{intro}/actions/publish",
 			Scopes: []string{"hub.wikipages.view", "hub.wikipages.edit"}, Status: 403},
 		{Name: "move to the front of another parent renumbers the siblings", Given: func(f *hubFixture) apitest.IDs {
