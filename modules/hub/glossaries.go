@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"platform/kernel/query"
@@ -48,7 +49,7 @@ func checkGlossary(ctx context.Context, w *resource.Write) error {
 	if err != nil {
 		return err
 	}
-	w.New["termKey"], w.New["keys"] = term, toAny(keys)
+	w.New["termKey"], w.New["keys"] = term, store.List(keys)
 	return refuseTakenKeys(ctx, w, keys)
 }
 
@@ -59,7 +60,7 @@ func aliasKeys(term string, aliases []string) ([]string, error) {
 	keys := []string{term}
 	for i, a := range aliases {
 		k := wiki.FoldTerm(a)
-		if k == "" || contains(keys, k) {
+		if k == "" || slices.Contains(keys, k) {
 			return nil, resource.InvalidField(fmt.Sprintf("aliases.%d", i), "%q is empty or repeats the term or another alias", a)
 		}
 		keys = append(keys, k)
@@ -68,14 +69,14 @@ func aliasKeys(term string, aliases []string) ([]string, error) {
 }
 
 func refuseTakenKeys(ctx context.Context, w *resource.Write, keys []string) error {
-	where := query.Field{Path: "keys", Conds: []query.Cond{query.In{Values: toAny(keys)}}}
+	where := query.Field{Path: "keys", Conds: []query.Cond{query.In{Values: store.List(keys)}}}
 	docs, err := w.Service.Store.Collection(wiki.Glossaries).Find(ctx, store.FindOptions{Filter: notSelf(where, w.Old), Limit: 1, Fields: []string{"term", "keys"}})
 	if err != nil || len(docs) == 0 {
 		return err
 	}
 	taken := store.Strings(docs[0]["keys"])
 	for i, k := range keys {
-		if contains(taken, k) {
+		if slices.Contains(taken, k) {
 			return resource.Conflict(keyField(i), "the glossary entry %q has the term or alias %q already", str(docs[0]["term"]), k)
 		}
 	}
@@ -95,23 +96,6 @@ func keyField(i int) string {
 		return "term"
 	}
 	return fmt.Sprintf("aliases.%d", i-1)
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
-}
-
-func toAny(list []string) []any {
-	out := make([]any, len(list))
-	for i, s := range list {
-		out[i] = s
-	}
-	return out
 }
 
 // glossaryWritten indexes the entry and re-renders the pages that use its
@@ -140,7 +124,7 @@ func glossaryWords(entries ...store.Doc) []string {
 	var out []string
 	for _, e := range entries {
 		for _, w := range append([]string{str(e["term"])}, store.Strings(e["aliases"])...) {
-			if w != "" && !contains(out, w) {
+			if w != "" && !slices.Contains(out, w) {
 				out = append(out, w)
 			}
 		}

@@ -24,7 +24,7 @@ func (d Deps) crossReferenced(ctx context.Context, hits []search.Hit) ([]store.D
 	out := make([]store.Doc, len(hits))
 	for i, h := range hits {
 		out[i] = store.Doc{"type": h.Type, "_id": h.ID, "title": h.Title, "score": h.Score,
-			"highlights": toAny(h.Snippets), "terms": toAny(h.Terms)}
+			"highlights": store.List(h.Snippets), "terms": store.List(h.Terms)}
 		if h.KB != "" {
 			out[i]["knowledgebase"] = withTitle(store.Doc{"slug": h.KB}, bases[h.KB])
 		}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -52,7 +53,7 @@ func cutRunes(s string, n int) string {
 func distinct(words []string, n int) []string {
 	var out []string
 	for i, w := range words {
-		if i < len(words)-1 && contains(words[i+1:], w) {
+		if i < len(words)-1 && slices.Contains(words[i+1:], w) {
 			continue
 		}
 		out = append(out, w)
@@ -61,13 +62,4 @@ func distinct(words []string, n int) []string {
 		out = append(out[:n-1], out[len(out)-1])
 	}
 	return out
-}
-
-func contains(ws []string, w string) bool {
-	for _, x := range ws {
-		if x == w {
-			return true
-		}
-	}
-	return false
 }

@@ -124,7 +124,7 @@ type record struct {
 func decode(d store.Doc) (record, bool) {
 	r := record{key: str(d["_id"]), ref: str(d[fRef]), kb: str(d[fKB]), parent: str(d[fParent]),
 		title: str(d[fTitle]), text: str(d[fText]), tf: str(d[fTitleFreq]), bf: str(d[fTextFreq]),
-		tl: num(d[fTitleLen]), bl: num(d[fTextLen]), seq: num(d[fSeq])}
+		tl: store.Int(d[fTitleLen]), bl: store.Int(d[fTextLen]), seq: store.Int(d[fSeq])}
 	r.published, _ = d[fPublished].(bool)
 	r.deleted, _ = d[fDeleted].(bool)
 	r.at, _ = d[fAt].(time.Time)
@@ -144,21 +144,6 @@ func str(v any) string {
 func asSlice(v any) []any {
 	s, _ := v.([]any)
 	return s
-}
-
-// num reads an integer whatever width the driver decoded it as.
-func num(v any) int64 {
-	switch n := v.(type) {
-	case int64:
-		return n
-	case int32:
-		return int64(n)
-	case int:
-		return int64(n)
-	case float64:
-		return int64(n)
-	}
-	return 0
 }
 
 // bounded cuts d's text and title to their limits on a rune boundary.

@@ -53,7 +53,7 @@ func (x *Index) nextSeq(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("search: take a sequence number: %w", err)
 	}
-	return num(d["n"]), nil
+	return store.Int(d["n"]), nil
 }
 
 // readSeq is the customer's last sequence number taken (0: none yet).
@@ -69,7 +69,7 @@ func (x *Index) readSeq(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("search: read the sequence: %w", err)
 	}
-	return num(d["n"]), nil
+	return store.Int(d["n"]), nil
 }
 
 // commit stores the write unless a later one (a higher seq) is already

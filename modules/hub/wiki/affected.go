@@ -25,7 +25,7 @@ func Affected(ctx context.Context, s store.Store, f Finder, words, targets []str
 	ids := map[string]bool{}
 	if len(targets) > 0 {
 		docs, err := s.Collection(Pages).Find(ctx, store.FindOptions{Limit: maxAffected, Fields: []string{"_id"},
-			Filter: query.Field{Path: "links", Conds: []query.Cond{query.In{Values: toAny(targets)}}}})
+			Filter: query.Field{Path: "links", Conds: []query.Cond{query.In{Values: store.List(targets)}}}})
 		if err != nil {
 			return nil, err
 		}

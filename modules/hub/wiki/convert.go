@@ -33,14 +33,6 @@ func termNames(glossary []render.Term, ids []string) []string {
 	return out
 }
 
-func toAny(list []string) []any {
-	out := make([]any, len(list))
-	for i, s := range list {
-		out[i] = s
-	}
-	return out
-}
-
 func merge(doc, set store.Doc) store.Doc {
 	out := make(store.Doc, len(doc)+len(set))
 	for k, v := range doc {

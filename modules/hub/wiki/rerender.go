@@ -30,8 +30,8 @@ func (rd *Renderer) rerender(ctx context.Context, page store.Doc, in render.Inpu
 		}
 		return contract.RenderOutput{}, failed(err)
 	}
-	set := store.Doc{"bodyHtml": out.HTML, "toc": tocDocs(out.TOC), "links": toAny(render.CrossLinks(in.Body, in.Format)),
-		"brokenLinks": toAny(out.BrokenLinks), "glossaryTerms": toAny(termNames(in.Glossary, out.Terms)),
+	set := store.Doc{"bodyHtml": out.HTML, "toc": tocDocs(out.TOC), "links": store.List(render.CrossLinks(in.Body, in.Format)),
+		"brokenLinks": store.List(out.BrokenLinks), "glossaryTerms": store.List(termNames(in.Glossary, out.Terms)),
 		"renderHash": hash, "renderedAt": now()}
 	page = merge(page, set)
 	sh := searchHash(page)
