@@ -175,3 +175,17 @@ func TestSnippetsFromTextsHeldInMemory(t *testing.T) {
 	require.NoError(t, writer.Put(ctxA, page("m", "Mail", "Other filters now.")))
 	assert.Equal(t, []string{"Other <mark>filters</mark> now."}, snippet(), "another process's text")
 }
+
+// TestPutManyBackfillsAndReplaces: a backfill is searchable like Puts, a
+// second one replaces what the first stored, and later Puts still win.
+func TestPutManyBackfillsAndReplaces(t *testing.T) {
+	f := newFixture(t)
+	require.NoError(t, f.x.PutMany(ctxA, []Doc{page("a", "Alpha", "first words"), page("b", "Beta", "other words")}))
+	assert.ElementsMatch(t, []string{"a", "b"}, f.ids(ctxA, "words"))
+	require.NoError(t, f.x.PutMany(ctxA, []Doc{page("a", "Alpha", "replaced text"), page("c", "Gamma", "new words")}))
+	assert.ElementsMatch(t, []string{"b", "c"}, f.ids(ctxA, "words"))
+	assert.Equal(t, []string{"a"}, f.ids(ctxA, "replaced"))
+	f.put(ctxA, page("c", "Gamma", "put after the backfill"))
+	assert.Equal(t, []string{"c"}, f.ids(ctxA, "backfill"))
+	assert.Empty(t, f.ids(ctxOf("customer-b"), "words"), "another customer sees none of it")
+}

@@ -44,17 +44,7 @@ func (x *Index) write(ctx context.Context, typ, id string, set store.Doc, unset 
 }
 
 // nextSeq takes the customer's next sequence number.
-func (x *Index) nextSeq(ctx context.Context) (int64, error) {
-	customer, err := tenant.Customer(ctx)
-	if err != nil {
-		return 0, err
-	}
-	d, err := x.st.Collection(seqCollection).Upsert(ctx, customer, store.Update{Inc: map[string]any{"n": int64(1)}})
-	if err != nil {
-		return 0, fmt.Errorf("search: take a sequence number: %w", err)
-	}
-	return store.Int(d["n"]), nil
-}
+func (x *Index) nextSeq(ctx context.Context) (int64, error) { return x.takeSeqs(ctx, 1) }
 
 // readSeq is the customer's last sequence number taken (0: none yet).
 func (x *Index) readSeq(ctx context.Context) (int64, error) {
@@ -108,4 +98,71 @@ func withID(d store.Doc, id string) store.Doc {
 	}
 	out["_id"] = id
 	return out
+}
+
+// batchSize bounds the documents one PutMany write carries.
+const batchSize = 500
+
+// PutMany indexes docs for the customer of ctx in batches, a backfill: one
+// sequence range and one insert per batch. A document already indexed is
+// replaced as Put would, one by one.
+func (x *Index) PutMany(ctx context.Context, docs []Doc) error {
+	for start := 0; start < len(docs); start += batchSize {
+		if err := x.putBatch(ctx, docs[start:min(start+batchSize, len(docs))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (x *Index) putBatch(ctx context.Context, docs []Doc) error {
+	customer, err := tenant.Customer(ctx)
+	if err != nil {
+		return err
+	}
+	last, err := x.takeSeqs(ctx, len(docs))
+	if err != nil {
+		return err
+	}
+	now, stored := x.opts.Now().UTC(), make([]store.Doc, len(docs))
+	for i, d := range docs {
+		if _, ok := typeCode(d.Type); !ok || d.ID == "" {
+			return fmt.Errorf("%w: type %q, id %q", ErrInvalidDoc, d.Type, d.ID)
+		}
+		stored[i] = encode(bounded(d), now)
+		stored[i][fSeq] = last - int64(len(docs)-1-i)
+	}
+	return x.insertAll(ctx, customer, stored)
+}
+
+// insertAll inserts the batch; when some are indexed already, each is
+// committed on its own (those the insert stored are then left as they are).
+func (x *Index) insertAll(ctx context.Context, customer string, stored []store.Doc) error {
+	keyed := make([]store.Doc, len(stored))
+	for i, set := range stored {
+		keyed[i] = withID(set, docKey(customer, str(set[fType]), str(set[fRef])))
+	}
+	err := x.docs().InsertMany(ctx, keyed)
+	if !store.IsDuplicate(err) {
+		return err
+	}
+	for i, set := range stored {
+		if err := x.commit(ctx, str(keyed[i]["_id"]), store.Int(set[fSeq]), set, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// takeSeqs takes n sequence numbers of the customer and answers the last.
+func (x *Index) takeSeqs(ctx context.Context, n int) (int64, error) {
+	customer, err := tenant.Customer(ctx)
+	if err != nil {
+		return 0, err
+	}
+	d, err := x.st.Collection(seqCollection).Upsert(ctx, customer, store.Update{Inc: map[string]any{"n": int64(n)}})
+	if err != nil {
+		return 0, fmt.Errorf("search: take sequence numbers: %w", err)
+	}
+	return store.Int(d["n"]), nil
 }
