@@ -78,16 +78,17 @@ func (x *Index) catchUp(ctx context.Context, e *entry) error {
 	return nil
 }
 
-// changes reads the documents numbered above hi or in gaps. Two plain
-// queries rather than one $or: FerretDB evaluates an $or in the client.
+// changes reads the documents numbered above hi and, while numbers below
+// it are awaited, above the lowest of them: one range on the seq index.
+// (An $in of the gaps is a scan on the embedded store: 100 ms at 10,000
+// pages while a page saved again and again leaves superseded numbers.)
+// Documents read again are skipped by apply, which keeps the newest.
 func (x *Index) changes(ctx context.Context, hi int64, gaps []any) ([]record, error) {
-	above := query.Field{Path: fSeq, Conds: []query.Cond{query.Compare{Op: query.OpGt, Value: hi}}}
-	recs, err := x.find(ctx, above)
-	if err != nil || len(gaps) == 0 {
-		return recs, err
+	from := hi
+	for _, q := range gaps {
+		from = min(from, q.(int64)-1)
 	}
-	late, err := x.find(ctx, query.Field{Path: fSeq, Conds: []query.Cond{query.In{Values: gaps}}})
-	return append(recs, late...), err
+	return x.find(ctx, query.Field{Path: fSeq, Conds: []query.Cond{query.Compare{Op: query.OpGt, Value: from}}})
 }
 
 func (x *Index) find(ctx context.Context, f query.Expr) ([]record, error) {
