@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 
+	"platform/kernel/query"
 	"platform/kernel/resource"
 	"platform/kernel/store"
 	"platform/kernel/temporalx"
@@ -63,6 +64,9 @@ func (d Deps) renderAffected(ctx context.Context, in contract.AffectedInput) err
 	if d.Workflows == nil || (len(in.Words) == 0 && len(in.Targets) == 0) {
 		return nil
 	}
+	if linked, err := d.anyLinks(ctx, in); err != nil || !linked {
+		return err
+	}
 	customer, err := tenant.Customer(ctx)
 	if err != nil {
 		return err
@@ -74,4 +78,15 @@ func (d Deps) renderAffected(ctx context.Context, in contract.AffectedInput) err
 		return resource.Unavailable("the change is saved but the pages that use it could not be re-rendered; save it again").WithCause(err)
 	}
 	return nil
+}
+
+// anyLinks reports whether a change of link targets alone concerns a page
+// at all, so that a page nobody links to starts no workflow.
+func (d Deps) anyLinks(ctx context.Context, in contract.AffectedInput) (bool, error) {
+	if len(in.Words) > 0 || d.Service == nil {
+		return true, nil
+	}
+	n, err := d.Service.Store.Collection(wiki.Pages).Count(ctx,
+		query.Field{Path: "links", Conds: []query.Cond{query.In{Values: store.List(in.Targets)}}})
+	return n > 0, err
 }
