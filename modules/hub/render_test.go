@@ -144,16 +144,16 @@ func TestRenderIsIdempotent(t *testing.T) {
 	assert.Equal(t, rendered+1, e.events("wikipages.rendered"))
 }
 
-// TestFailedRenderKeepsTheLastGoodOutput: a page whose output would be
-// too large (each ' is escaped to &#39;) keeps its bodyHtml, shows why, and files a Bug task.
+// TestFailedRenderKeepsTheLastGoodOutput: a page nested deeper than the
+// renderer allows (1,000 block quotes) keeps its bodyHtml, shows why, and files a Bug task.
 func TestFailedRenderKeepsTheLastGoodOutput(t *testing.T) {
 	e := newRenderEnv(t)
 	page := e.page("big", "# Good")
 	id := page["_id"].(string)
-	e.do(http.MethodPatch, "/hub/wikipages/"+id, map[string]any{"body": strings.Repeat("'", 999_000)})
+	e.do(http.MethodPatch, "/hub/wikipages/"+id, map[string]any{"body": strings.Repeat(">", 1000) + " deep"})
 	failed := e.settled(id)
 	assert.Equal(t, page["bodyHtml"], failed["bodyHtml"])
-	assert.Contains(t, failed["renderError"], "larger than")
+	assert.Contains(t, failed["renderError"], "deep")
 	bugs, err := e.p.Store.Collection("tasks").Count(e.p.Ctx(), query.Eq("type", crm.TypeBug))
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, bugs)
