@@ -54,20 +54,17 @@ func checkPageForm(doc store.Doc) error {
 // customer, and a move to another one while the page has children.
 func checkBase(ctx context.Context, w *resource.Write) error {
 	kb, _ := w.New["kbslug"].(string)
-	if ok, err := wiki.BaseExists(ctx, w.Service.Store, kb); err != nil || !ok {
-		return errors.Join(err, missingBase(err, kb))
+	ok, err := wiki.BaseExists(ctx, w.Service.Store, kb)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return resource.InvalidField("kbslug", "no knowledge base of this customer has the slug %q", kb)
 	}
 	if w.Old == nil || (w.Old["kbslug"] == kb && w.Old["slug"] == w.New["slug"]) {
 		return nil
 	}
 	return refuseIfParent(ctx, w.Service.Store, w.Old, "the page has %d child pages: move them first, then change its slug or knowledge base")
-}
-
-func missingBase(err error, kb string) error {
-	if err != nil {
-		return nil
-	}
-	return resource.InvalidField("kbslug", "no knowledge base of this customer has the slug %q", kb)
 }
 
 // checkParent refuses a parent missing from the page's knowledge base, the
