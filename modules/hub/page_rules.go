@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"platform/kernel/render"
 	"platform/kernel/resource"
 	"platform/kernel/store"
 	"platform/modules/hub/wiki"
@@ -37,6 +38,9 @@ func checkPageForm(doc store.Doc) error {
 	}
 	if len(str(doc["body"])) > wiki.MaxBodyBytes {
 		errs = append(errs, resource.FieldError(resource.CodeInvalid, "body", "the body is larger than %d bytes", wiki.MaxBodyBytes))
+	}
+	if n := len(render.CrossLinks(str(doc["body"]), str(doc["contentFormat"]))); n > wiki.MaxLinks {
+		errs = append(errs, resource.FieldError(resource.CodeInvalid, "body", "the body links to %d wiki pages; at most %d", n, wiki.MaxLinks))
 	}
 	if len(store.Strings(doc["tags"])) > maxTags {
 		errs = append(errs, resource.FieldError(resource.CodeInvalid, "tags", "at most %d tags", maxTags))

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"platform/kernel/query"
@@ -85,7 +86,12 @@ func (d Deps) translatedBody(ctx context.Context, page store.Doc, source, target
 	return translate.Markdown(ctx, d.Translator, body, source, target)
 }
 
+// providerFailed is a 422 on targetLocale when the provider cannot name
+// the locale, and a 503 with the provider's reason otherwise.
 func providerFailed(err error) error {
+	if errors.Is(err, translate.ErrLocale) {
+		return resource.InvalidField("targetLocale", "%s", err.Error())
+	}
 	return resource.Unavailable("the translation provider failed: %s", err.Error()).WithCause(err)
 }
 

@@ -55,6 +55,8 @@ func TestTranslateAction(t *testing.T) {
 		}, Method: "POST", Path: "/hub/wikipages/{p}/actions/translate", Body: map[string]any{"targetLocale": "fr"}, Status: 409, Field: "targetLocale"},
 		{Name: "the page's own locale", Given: page, Method: "POST", Path: "/hub/wikipages/{p}/actions/translate", Body: map[string]any{"targetLocale": "en"},
 			Status: 422, Field: "targetLocale"},
+		{Name: "a locale the provider cannot name", Given: page, Method: "POST", Path: "/hub/wikipages/{p}/actions/translate",
+			Body: map[string]any{"targetLocale": "de-CH-1996"}, Status: 422, Field: "targetLocale"},
 		{Name: "translating needs the create right", Given: page, Method: "POST", Path: "/hub/wikipages/{p}/actions/translate",
 			Scopes: []string{"hub.wikipages.view", "hub.wikipages.edit"}, Body: map[string]any{"targetLocale": "de"}, Status: 403},
 		{Name: "a provider that refuses the key is a 503 without the key", Given: func(f *hubFixture) apitest.IDs {

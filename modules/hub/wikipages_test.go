@@ -1,6 +1,8 @@
 package hub_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -79,6 +81,8 @@ func TestWikiPages(t *testing.T) {
 			Then: func(f *hubFixture, _ apitest.IDs, r *testenv.Resp) { assert.EqualValues(f.T, 30, r.Payload()["order"]) }},
 		{Name: "order in steps of 10", Given: given, Method: "POST", Path: "/hub/wikipages", Status: 422, Field: "order",
 			Body: map[string]any{"kbslug": "{kb}", "slug": "x", "title": "X", "order": 15}},
+		{Name: "at most 500 linked pages", Given: given, Method: "POST", Path: "/hub/wikipages", Status: 422, Field: "body",
+			Body: map[string]any{"kbslug": "{kb}", "slug": "x", "title": "X", "body": manyLinks(501)}},
 		{Name: "contentFormat markdown or html", Given: given, Method: "POST", Path: "/hub/wikipages", Status: 422, Field: "contentFormat",
 			Body: map[string]any{"kbslug": "{kb}", "slug": "x", "title": "X", "contentFormat": "rst"}},
 		{Name: "bodyHtml is read-only", Given: given, Method: "POST", Path: "/hub/wikipages", Status: 422, Field: "bodyHtml",
@@ -159,4 +163,13 @@ func TestWikiPageActions(t *testing.T) {
 		{Name: "translate needs a locale", Given: tree, Method: "POST", Path: "/hub/wikipages/{intro}/actions/translate",
 			Body: map[string]any{}, Status: 422, Field: "targetLocale"},
 	})
+}
+
+// manyLinks is a body linking to n distinct wiki pages.
+func manyLinks(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "[p%d](wiki:docs/p%d) ", i, i)
+	}
+	return b.String()
 }

@@ -47,6 +47,10 @@ const MaxHTML = 3_000_000
 // is refused (and a cycle check never walks further).
 const MaxDepth = 32
 
+// MaxLinks bounds the distinct wiki pages one page links to: the render
+// resolves them in one query, and the page stores them in links.
+const MaxLinks = 500
+
 // OrderStep spaces siblings' order values.
 const OrderStep = 10
 
