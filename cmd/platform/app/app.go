@@ -26,6 +26,7 @@ import (
 	"platform/kernel/settings"
 	"platform/kernel/store"
 	"platform/kernel/temporalx"
+	"platform/kernel/translate"
 	"platform/modules/audit"
 	"platform/modules/audit/trail"
 	"platform/modules/automation"
@@ -88,7 +89,8 @@ type App struct {
 
 	pipes pipelines
 	news  *newsletter.Sender
-	hub   hubParts
+	// translator is the machine-translation provider; nil when none is set.
+	translator translate.Provider
 }
 
 // Modules lists the mounted modules (their declarations: New mounts them

@@ -25,11 +25,6 @@ var (
 // translateTimeout bounds one call to the translation provider.
 const translateTimeout = 30 * time.Second
 
-// hubParts are the hub's search index and translation provider.
-type hubParts struct {
-	translator translate.Provider
-}
-
 // wireHub opens the search index and, when configured, the translation
 // provider (through the outbound guard).
 func (a *App) wireHub(ctx context.Context) error {
@@ -45,14 +40,14 @@ func (a *App) wireHub(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("PLATFORM_TRANSLATE_URL: %w", err)
 	}
-	a.hub.translator = p
+	a.translator = p
 	return nil
 }
 
 // hubDeps are the hub module's dependencies; none for the declarations
 // alone (Modules).
 func (a *App) hubDeps() hub.Deps {
-	d := hub.Deps{Service: a.Service, Translator: a.hub.translator}
+	d := hub.Deps{Service: a.Service, Translator: a.translator}
 	if a.Search != nil {
 		d.Search = a.Search
 	}
