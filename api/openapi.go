@@ -59,6 +59,7 @@ func (s *Server) openAPIDoc(m *Module, resources []*resource.Resource, title str
 		schemas[name] = recordSchema(r.Fields, false)
 		schemas[name+"Input"] = recordSchema(r.Fields, true)
 		schemas[name+"Replace"] = replaceSchema(r.Fields)
+		addUnionSchemas(schemas, r.Fields)
 		for p, item := range resourcePaths(r, name, s.svc.Registry, schemas) {
 			paths[p] = item
 		}
@@ -150,6 +151,7 @@ func resourcePaths(r *resource.Resource, name string, reg *resource.Registry, sc
 			target := schemaName(t)
 			if _, ok := schemas[target]; !ok {
 				schemas[target] = recordSchema(t.Fields, false)
+				addUnionSchemas(schemas, t.Fields)
 			}
 			items, params = ref(target), listParams(t)
 		}
@@ -259,7 +261,9 @@ func fieldSchema(f *resource.Field, input bool) obj {
 	case resource.TObjectID:
 		s = obj{"type": "string", "pattern": "^[0-9a-fA-F]{24}$"}
 	case resource.TObject:
-		if f.FreeForm {
+		if f.Union != nil {
+			s = unionSchema(f.Union, input)
+		} else if f.FreeForm {
 			s = obj{"type": "object", "additionalProperties": true}
 		} else {
 			s = recordSchema(f.Fields, input)

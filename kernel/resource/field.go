@@ -36,6 +36,7 @@ type Field struct {
 	Type        Type
 	Items       *Field  // element of an array
 	Fields      []Field // members of an object; none with FreeForm means any keys
+	Union       *Union  // an object whose fields depend on its tag (TObject)
 	FreeForm    bool    // object with tenant-defined keys (customCRM)
 	Required    bool
 	Enum        []string

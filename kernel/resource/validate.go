@@ -114,6 +114,9 @@ func (v *validator) value(f *Field, raw any, path string, m mode) (any, bool) {
 		}
 		return strings.ToLower(s), true
 	case TObject:
+		if f.Union != nil {
+			return v.union(f, raw, path, m)
+		}
 		return v.obj(f, raw, path, m)
 	case TArray:
 		return v.array(f, raw, path, m)
@@ -290,4 +293,13 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// ValidateValue checks one value against a field as a create would (a
+// block proposed by a language model before it is stored) and returns it
+// converted to its stored type, or every failure, named from path.
+func ValidateValue(f *Field, raw any, path string) (any, []ErrorEntry) {
+	v := &validator{}
+	out, _ := v.value(f, raw, path, modeCreate)
+	return out, v.errs
 }
