@@ -79,6 +79,7 @@ var statusOf = map[resource.Kind]int{
 	resource.KindConflict:    http.StatusConflict,
 	resource.KindForbidden:   http.StatusForbidden,
 	resource.KindUnavailable: http.StatusServiceUnavailable,
+	resource.KindBadUpstream: http.StatusBadGateway,
 }
 
 func fromResource(re *resource.Error) *Error {

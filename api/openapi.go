@@ -164,7 +164,7 @@ func resourcePaths(r *resource.Resource, name string, reg *resource.Registry, sc
 func responses(ok int, okSchema obj) obj {
 	errRef := obj{"description": "error", "content": contentOf(obj{"$ref": "#/components/schemas/ErrorEnvelope"})}
 	out := obj{fmt.Sprint(ok): obj{"description": http.StatusText(ok), "content": contentOf(okSchema)}}
-	for _, code := range []int{400, 401, 403, 404, 406, 409, 413, 415, 422, 429, 431, 500, 503} {
+	for _, code := range []int{400, 401, 403, 404, 406, 409, 413, 415, 422, 429, 431, 500, 502, 503} {
 		out[fmt.Sprint(code)] = obj{"description": http.StatusText(code), "content": errRef["content"]}
 	}
 	return out

@@ -20,9 +20,10 @@ const (
 	KindConflict                // the record's state or a unique value refuses the change (409)
 	KindForbidden               // the caller lacks a right (403)
 	KindUnavailable             // a dependency is down or busy; retry (503)
+	KindBadUpstream             // a dependency answered something unusable (502)
 )
 
-var kindNames = [...]string{"internal", "invalid", "malformed", "not found", "conflict", "forbidden", "unavailable"}
+var kindNames = [...]string{"internal", "invalid", "malformed", "not found", "conflict", "forbidden", "unavailable", "bad upstream"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -94,6 +95,7 @@ const (
 	CodeSyntax       = "validation.syntax" // submitted code does not compile (line, column)
 	CodeInternal     = "internal"
 	CodeUnavailable  = "dependency.unavailable"
+	CodeBadUpstream  = "dependency.bad_answer"
 )
 
 func newError(k Kind, code, field, format string, args ...any) *Error {
@@ -143,6 +145,13 @@ func Unavailable(format string, args ...any) *Error {
 	return newError(KindUnavailable, CodeUnavailable, "", format, args...)
 }
 
+// BadUpstream is a dependency's answer the platform cannot use (a
+// language model's blocks that break the declaration): nothing was
+// stored, and the entries say what was wrong with the answer.
+func BadUpstream(entries ...ErrorEntry) *Error {
+	return &Error{Kind: KindBadUpstream, Entries: entries}
+}
+
 // Internal is a fault of the platform that has a description for the
 // caller (most faults are plain errors, shown as "internal error").
 func Internal(field, format string, args ...any) *Error {
@@ -155,7 +164,7 @@ func Internal(field, format string, args ...any) *Error {
 // platform or a dependency, whose text is for the logs.
 func CallerFault(err error) (string, bool) {
 	var e *Error
-	if !errors.As(err, &e) || e.Kind == KindInternal || e.Kind == KindUnavailable {
+	if !errors.As(err, &e) || e.Kind == KindInternal || e.Kind == KindUnavailable || e.Kind == KindBadUpstream {
 		return "", false
 	}
 	parts := make([]string, 0, len(e.Entries))
