@@ -105,3 +105,10 @@ const snippetID = "65a1b2c3d4e5f6a7b8c9d0ff"
 func snippets(t testing.TB) map[string][]any {
 	return map[string][]any{snippetID: valid(t, `[{"type":"cta","label":"Newsletter","url":"https://news.test/"}]`)}
 }
+
+func mustJSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
