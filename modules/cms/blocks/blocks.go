@@ -44,11 +44,12 @@ const (
 // tag is the union's discriminator field.
 const tag = "type"
 
-// declaration is built once; Field hands out copies of its top level.
+// declaration is built once: Render and Texts read it for every page.
 var declaration = blocksField()
 
 // Field is the "blocks" array of a web page or snippet: each element a
 // block of one of the types above. Check enforces what it cannot say.
+// The nested declaration is shared: read it, do not change it.
 func Field() resource.Field { return declaration }
 
 // union is the block union the declaration holds.
@@ -87,7 +88,7 @@ func screen(name string) resource.Field {
 		}}
 }
 
-// str, url, markdown and list shorten the variants' declarations.
+// str, link, markdown, id and list shorten the variants' declarations.
 func str(name string, max int, required bool, desc string) resource.Field {
 	return resource.Field{Name: name, Type: resource.TString, MaxLen: max, Required: required, Description: desc}
 }
