@@ -90,6 +90,9 @@ type Server struct {
 	engine  *gin.Engine
 	modules map[string]*Module // by name
 	labels  map[string]*Module // by host label
+	// hostRouters may send requests for hosts of no module elsewhere
+	// (a CMS page's custom domain); see RouteHosts.
+	hostRouters []func(*http.Request) *http.Request
 
 	anonLimiter, tokenLimiter Limiter // see Deps
 
@@ -180,6 +183,8 @@ func (s *Server) Handler() http.Handler {
 		if m := s.moduleOfHost(r.Host); m != nil && !strings.HasPrefix(r.URL.Path, "/"+m.Name+"/") {
 			r.URL.Path = "/" + m.Name + r.URL.Path
 			r.URL.RawPath = ""
+		} else if m == nil {
+			r = s.routeHost(r)
 		}
 		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = timedBody{r.Body}
@@ -202,6 +207,20 @@ func (b timedBody) Read(p []byte) (int, error) {
 		err = fmt.Errorf("%w: %w", errBodyTimeout, err)
 	}
 	return n, err
+}
+
+// RouteHosts adds a router for requests to hosts that are no module's:
+// it returns the request unchanged, or rewritten (path, context) to reach
+// its own routes. Routers run in the order added, before the routes.
+func (s *Server) RouteHosts(route func(*http.Request) *http.Request) {
+	s.hostRouters = append(s.hostRouters, route)
+}
+
+func (s *Server) routeHost(r *http.Request) *http.Request {
+	for _, route := range s.hostRouters {
+		r = route(r)
+	}
+	return r
 }
 
 func (s *Server) moduleOfHost(host string) *Module {
