@@ -7,6 +7,8 @@ package rendering
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"go.temporal.io/sdk/activity"
 
@@ -43,29 +45,46 @@ func (a *Activities) Render(ctx context.Context, in contract.RenderInput) (contr
 }
 
 // SignalAffectedRenders signals the render of every record the change
-// concerns; a retry signals again, which costs a hash check each.
+// concerns, of in.Kind or, when it is empty, of every kind; a retry
+// signals again, which costs a hash check each.
 func (a *Activities) SignalAffectedRenders(ctx context.Context, in contract.AffectedInput) (contract.AffectedOutput, error) {
-	r, err := a.renderer(in.Kind)
+	kinds := []string{in.Kind}
+	if in.Kind == "" {
+		kinds = slices.Sorted(maps.Keys(a.Renderers))
+	}
+	var out contract.AffectedOutput
+	for _, kind := range kinds {
+		n, err := a.signalAffected(ctx, kind, in)
+		out.Signalled += n
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+func (a *Activities) signalAffected(ctx context.Context, kind string, in contract.AffectedInput) (int, error) {
+	r, err := a.renderer(kind)
 	if err != nil {
-		return contract.AffectedOutput{}, err
+		return 0, err
 	}
 	ids, err := r.Affected(ctx, in.Words, in.Targets)
 	if err != nil {
-		return contract.AffectedOutput{}, err
+		return 0, err
 	}
 	customer, err := tenant.Customer(ctx)
 	if err != nil {
-		return contract.AffectedOutput{}, err
+		return 0, err
 	}
 	for i, id := range ids {
 		activity.RecordHeartbeat(ctx, i)
-		st := temporalx.Start{ID: contract.RenderWorkflowID(customer, in.Kind, id), Workflow: contract.WorkflowRenderRecord,
-			Input: contract.RenderInput{Kind: in.Kind, ID: id}, Attrs: contract.CustomerAttributes(customer)}
+		st := temporalx.Start{ID: contract.RenderWorkflowID(customer, kind, id), Workflow: contract.WorkflowRenderRecord,
+			Input: contract.RenderInput{Kind: kind, ID: id}, Attrs: contract.CustomerAttributes(customer)}
 		if err := a.Workflows.SignalOrStart(ctx, st, contract.SignalRenderChanged); err != nil {
-			return contract.AffectedOutput{Signalled: i}, err
+			return i, err
 		}
 	}
-	return contract.AffectedOutput{Signalled: len(ids)}, nil
+	return len(ids), nil
 }
 
 func (a *Activities) renderer(kind string) (Renderer, error) {

@@ -71,7 +71,11 @@ func (d Deps) renderAffected(ctx context.Context, in contract.AffectedInput) err
 	if err != nil {
 		return err
 	}
-	in.Kind = wiki.Kind
+	if len(in.Words) == 0 {
+		// Only wiki pages were counted by anyLinks; a glossary change
+		// concerns every kind of rendered record (CMS pages too).
+		in.Kind = wiki.Kind
+	}
 	st := temporalx.Start{ID: "render-affected-" + customer + "-" + store.NewID(), Workflow: contract.WorkflowRenderAffected,
 		Input: in, Attrs: contract.CustomerAttributes(customer)}
 	if _, err := d.Workflows.Once(ctx, st); err != nil {

@@ -68,14 +68,16 @@ func (rd *Renderer) inputs(ctx context.Context, page store.Doc) (render.Input, e
 		in.Format = "markdown"
 	}
 	var err error
-	if in.Glossary, err = rd.glossary(ctx); err != nil {
+	if in.Glossary, err = rd.Glossary(ctx); err != nil {
 		return in, err
 	}
-	in.Links, err = rd.resolve(ctx, render.CrossLinks(in.Body, in.Format))
+	in.Links, err = rd.Resolve(ctx, render.CrossLinks(in.Body, in.Format))
 	return in, err
 }
 
-func (rd *Renderer) glossary(ctx context.Context) ([]render.Term, error) {
+// Glossary is the customer's glossary as the renderer links it (also for
+// the CMS's pages).
+func (rd *Renderer) Glossary(ctx context.Context) ([]render.Term, error) {
 	docs, err := rd.Service.Store.Collection(Glossaries).Find(ctx, store.FindOptions{Limit: maxGlossary,
 		Sort: []store.SortField{{Field: "_id"}}, Fields: []string{"term", "aliases", "definition"}})
 	terms := make([]render.Term, len(docs))
@@ -86,8 +88,8 @@ func (rd *Renderer) glossary(ctx context.Context) ([]render.Term, error) {
 	return terms, err
 }
 
-// resolve maps the targets that name a page of the customer to its URL.
-func (rd *Renderer) resolve(ctx context.Context, targets []string) (map[string]string, error) {
+// Resolve maps the targets that name a page of the customer to its URL.
+func (rd *Renderer) Resolve(ctx context.Context, targets []string) (map[string]string, error) {
 	links := map[string]string{}
 	var pairs []query.Expr
 	for _, t := range targets {
