@@ -139,6 +139,13 @@ type Config struct {
 	// The machine-translation provider of the translate actions (DeepL's
 	// API v2 shape); empty URL: translation off.
 	TranslateURL, TranslateKey string
+	// The language model of the CMS's generate-blocks action (the OpenAI
+	// chat-completions shape); empty URL: generation off.
+	LLMURL, LLMKey, LLMModel string
+	// SiteCustomer is the slug of the customer whose published pages the
+	// gateway serves at /site/<locale>/<slug>; others' pages are served on
+	// their custom domains (PLATFORM_SITE_CUSTOMER; docs/cms.md).
+	SiteCustomer string
 }
 
 // setting is one configurable value: its env name, flag name, default and parser.
@@ -283,6 +290,13 @@ func settings() []setting {
 			return optional(v, absURL)
 		}},
 		{"PLATFORM_TRANSLATE_KEY", "translate-key", "", "the translation provider's API key (never logged)", func(c *Config, v string) error { c.TranslateKey = v; return nil }},
+		{"PLATFORM_LLM_URL", "llm-url", "", "base URL of the language model API of generate-blocks (the OpenAI chat-completions shape, e.g. https://api.openai.com/v1); empty: generate-blocks answers 503", func(c *Config, v string) error {
+			c.LLMURL = strings.TrimRight(v, "/")
+			return optional(v, absURL)
+		}},
+		{"PLATFORM_LLM_KEY", "llm-key", "", "the language model API's key (never logged)", func(c *Config, v string) error { c.LLMKey = v; return nil }},
+		{"PLATFORM_LLM_MODEL", "llm-model", "gpt-4o-mini", "the model an AI library without model.name uses", func(c *Config, v string) error { c.LLMModel = v; return nil }},
+		{"PLATFORM_SITE_CUSTOMER", "site-customer", "", "slug of the customer whose published CMS pages the gateway serves at /site/<locale>/<slug> (empty: the dev seed customer, demo); other customers' pages are served on their custom domains", func(c *Config, v string) error { c.SiteCustomer = v; return nil }},
 		{"PLATFORM_NEWSLETTER_LEASE", "newsletter-lease", "2m", "how long a newsletter recipient's claim keeps other attempts off it after a worker died (2s to 1h); one SMTP transaction may take at most half of it, up to 45s", func(c *Config, v string) (err error) {
 			c.NewsletterLease, err = between(v, 2*time.Second, time.Hour)
 			return
@@ -368,7 +382,7 @@ func (c *Config) ModuleBaseURL(label string) string {
 
 // secretSettings are never shown: --help leaves out their values, and
 // InvalidError never quotes one.
-var secretSettings = map[string]bool{"PLATFORM_MASTER_KEY": true, "PLATFORM_SMTP_PASSWORD": true, "PLATFORM_SMS_TOKEN": true, "PLATFORM_PUSH_TOKEN": true, "PLATFORM_TRANSLATE_KEY": true}
+var secretSettings = map[string]bool{"PLATFORM_MASTER_KEY": true, "PLATFORM_SMTP_PASSWORD": true, "PLATFORM_SMS_TOKEN": true, "PLATFORM_PUSH_TOKEN": true, "PLATFORM_TRANSLATE_KEY": true, "PLATFORM_LLM_KEY": true}
 
 func mailAddress(v string) error {
 	if _, err := mail.ParseAddress(v); err != nil {

@@ -20,6 +20,7 @@ import (
 	"platform/api"
 	"platform/kernel/auth"
 	"platform/kernel/events"
+	"platform/kernel/llm"
 	"platform/kernel/obs"
 	"platform/kernel/outbound"
 	"platform/kernel/ratelimit"
@@ -30,6 +31,7 @@ import (
 	"platform/modules/audit"
 	"platform/modules/audit/trail"
 	"platform/modules/automation"
+	"platform/modules/cms"
 	"platform/modules/config"
 	"platform/modules/config/credentials"
 	"platform/modules/crm"
@@ -91,6 +93,8 @@ type App struct {
 	news  *newsletter.Sender
 	// translator is the machine-translation provider; nil when none is set.
 	translator translate.Provider
+	// llm is the language model of generate-blocks; nil when none is set.
+	llm llm.Provider
 }
 
 // Modules lists the mounted modules (their declarations: New mounts them
@@ -99,7 +103,7 @@ func Modules() []*api.Module { return (&App{}).modules() }
 
 func (a *App) modules() []*api.Module {
 	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(a.marketingDeps()), developer.Module(developer.Deps{Tokens: a.appTokens()}), audit.Module(), automation.Module(a.automationDeps()),
-		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit}), hub.Module(a.hubDeps())}
+		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit}), hub.Module(a.hubDeps()), cms.Module(a.cmsDeps())}
 }
 
 // appTokens ends a deleted app's tokens; nil for the declarations alone
@@ -148,6 +152,9 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 	if err := a.wireHub(ctx); err != nil {
 		return nil, err
 	}
+	if err := a.wireCMS(); err != nil {
+		return nil, err
+	}
 	ready := []api.ReadyCheck{{Name: "store", Check: st.Ping}}
 	if tc != nil {
 		ready = append(ready, api.ReadyCheck{Name: "temporal", Check: temporalx.Ready(tc)})
@@ -169,6 +176,7 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 		}
 	}
 	a.startTracking()
+	a.startSite()
 	return a, nil
 }
 

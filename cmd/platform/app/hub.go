@@ -8,6 +8,7 @@ import (
 	"platform/activities/rendering"
 	"platform/kernel/temporalx"
 	"platform/kernel/translate"
+	"platform/modules/cms/pages"
 	"platform/modules/hub"
 	"platform/modules/hub/search"
 	"platform/modules/hub/wiki"
@@ -57,8 +58,9 @@ func (a *App) hubDeps() hub.Deps {
 	return d
 }
 
-// renderActivities serve the render workflows: wiki pages for now.
+// renderActivities serve the render workflows: wiki pages and web pages.
 func (a *App) renderActivities() *rendering.Activities {
-	pages := &wiki.Renderer{Service: a.Service, Index: a.Search, SiteURL: a.Config.HubSiteURL}
-	return &rendering.Activities{Renderers: map[string]rendering.Renderer{wiki.Kind: pages}, Workflows: a.starter(a.Config.TaskQueue)}
+	wikiPages := &wiki.Renderer{Service: a.Service, Index: a.Search, SiteURL: a.Config.HubSiteURL}
+	renderers := map[string]rendering.Renderer{wiki.Kind: wikiPages, pages.Kind: a.pageRenderer(wikiPages)}
+	return &rendering.Activities{Renderers: renderers, Workflows: a.starter(a.Config.TaskQueue)}
 }

@@ -1,0 +1,89 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"platform/activities/rendering"
+	"platform/kernel/llm"
+	"platform/kernel/temporalx"
+	"platform/modules/cms"
+	"platform/modules/cms/pages"
+	"platform/modules/hub/wiki"
+)
+
+var (
+	_ rendering.Renderer = (*pages.Renderer)(nil)
+	_ pages.Glossary     = (*wiki.Renderer)(nil)
+	_ llm.Provider       = (*llm.OpenAI)(nil)
+	_ cms.Signaller      = (*temporalx.Starter)(nil)
+)
+
+// llmTimeout bounds one call to the language model: an answer of many
+// blocks takes tens of seconds.
+const llmTimeout = 90 * time.Second
+
+// wireCMS opens the language model of generate-blocks when configured
+// (through the outbound guard).
+func (a *App) wireCMS() error {
+	if a.Config.LLMURL == "" {
+		return nil
+	}
+	p, err := llm.New(llm.Config{URL: a.Config.LLMURL, Key: a.Config.LLMKey, Model: a.Config.LLMModel, Timeout: llmTimeout},
+		a.Outbound.Client(llmTimeout))
+	if err != nil {
+		return fmt.Errorf("PLATFORM_LLM_URL: %w", err)
+	}
+	a.llm = p
+	return nil
+}
+
+// cmsDeps are the CMS module's dependencies; none for the declarations
+// alone (Modules).
+func (a *App) cmsDeps() cms.Deps {
+	d := cms.Deps{Service: a.Service, Translator: a.translator}
+	if a.llm != nil {
+		d.LLM = a.llm
+	}
+	if a.Temporal != nil && a.Config != nil {
+		d.Workflows = a.starter(a.Config.TaskQueue)
+	}
+	return d
+}
+
+// startSite serves the published pages.
+func (a *App) startSite() {
+	site := &cms.Site{Store: a.Store, Customer: a.siteCustomer(), PlatformDomain: a.Config.PlatformDomain, Log: a.Log}
+	site.Mount(a.API)
+}
+
+// siteCustomer resolves PLATFORM_SITE_CUSTOMER (default: the seed
+// customer) once it exists, and remembers it.
+func (a *App) siteCustomer() func(ctx context.Context) (string, error) {
+	slug := a.Config.SiteCustomer
+	if slug == "" {
+		slug = SeedCustomer
+	}
+	var mu sync.Mutex
+	var id string
+	return func(ctx context.Context) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if id != "" {
+			return id, nil
+		}
+		c, err := a.Identity.CustomerBySlug(ctx, slug)
+		if err != nil {
+			return "", fmt.Errorf("PLATFORM_SITE_CUSTOMER %q: %w", slug, err)
+		}
+		id = c.ID
+		return id, nil
+	}
+}
+
+// pageRenderer renders web pages against the hub's glossary.
+func (a *App) pageRenderer(glossary *wiki.Renderer) *pages.Renderer {
+	return &pages.Renderer{Service: a.Service, Glossary: glossary, CSS: cms.Stylesheet}
+}
