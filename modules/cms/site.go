@@ -185,7 +185,7 @@ func htmlAnswer(status int, body string, h http.Header) *api.Response {
 // secure sets the headers every site answer has: no script may run, only
 // the embeds' origins may be framed, and the site frames nobody's page.
 func secure(h http.Header) {
-	csp := "default-src 'none'; img-src https: data:; style-src 'self'; frame-src " + strings.Join(blocks.FrameSources(), " ") +
+	csp := "default-src 'none'; img-src 'self' https: data:; style-src 'self'; frame-src " + strings.Join(blocks.FrameSources(), " ") +
 		"; form-action 'self'; base-uri 'none'; frame-ancestors 'self'"
 	h.Set("Content-Security-Policy", csp)
 	h.Set("X-Content-Type-Options", "nosniff")

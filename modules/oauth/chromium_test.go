@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,49 +15,16 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/oauth2"
 
+	chromium "platform/test/browser"
 	"platform/test/testenv"
 )
-
-// chromiumPath finds Debian's chromium (make test installs it). Outside CI
-// a machine without it skips; in CI a missing browser fails.
-func chromiumPath(t *testing.T) string {
-	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium"} {
-		if p != "" {
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-		}
-	}
-	if p, err := exec.LookPath("chromium"); err == nil {
-		return p
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is missing: make test installs it (apt-get install -y chromium)")
-	}
-	t.Skip("chromium not installed; make test installs it")
-	return ""
-}
-
-func newChromium(t *testing.T) context.Context {
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath(t)), chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(t.TempDir()),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	return ctx
-}
 
 // TestConsentPageInChromium: a real browser signs in on the server-rendered
 // page (its inline CSS allowed by the strict CSP), approves, and lands on
 // the app's redirect URI with the code and the state; the code works.
 func TestConsentPageInChromium(t *testing.T) {
 	t.Parallel()
-	ctx := newChromium(t)
+	ctx := chromium.New(t)
 	landed := make(chan url.Values, 1)
 	appSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/callback" {
