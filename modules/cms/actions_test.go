@@ -33,7 +33,9 @@ func TestPublishAndDuplicate(t *testing.T) {
 			}},
 		{Name: "publishing a published page changes nothing", Given: published, Method: "POST", Path: "/cms/webpages/{p}/actions/publish", Status: 200},
 		{Name: "unpublish", Given: published, Method: "POST", Path: "/cms/webpages/{p}/actions/unpublish", Status: 200, Events: []string{"webpages.unpublished"},
-			Then: func(f *cmsFixture, _ apitest.IDs, r *testenv.Resp) { assert.Equal(f.T, false, r.Payload()["published"]) }},
+			Then: func(f *cmsFixture, _ apitest.IDs, r *testenv.Resp) {
+				assert.Equal(f.T, false, r.Payload()["published"])
+			}},
 		{Name: "publishing needs cms.webpages.publish", Given: given, Method: "POST", Path: "/cms/webpages/{p}/actions/publish",
 			Scopes: []string{"cms.webpages.view", "cms.webpages.edit"}, Status: 403},
 		{Name: "duplicate", Given: published, Method: "POST", Path: "/cms/webpages/{p}/actions/duplicate", Status: 200,
@@ -52,7 +54,9 @@ func TestPublishAndDuplicate(t *testing.T) {
 		{Name: "a duplicate leaves the custom domain to the original", Given: func(f *cmsFixture) apitest.IDs {
 			return apitest.IDs{"p": f.page(map[string]any{"customDomain": "www.dup.test"})}
 		}, Method: "POST", Path: "/cms/webpages/{p}/actions/duplicate", Status: 200, Events: []string{"webpages.created", "webpages.duplicated"},
-			Then: func(f *cmsFixture, _ apitest.IDs, r *testenv.Resp) { assert.NotContains(f.T, r.Payload(), "customDomain") }},
+			Then: func(f *cmsFixture, _ apitest.IDs, r *testenv.Resp) {
+				assert.NotContains(f.T, r.Payload(), "customDomain")
+			}},
 		{Name: "duplicating needs the create right", Given: given, Method: "POST", Path: "/cms/webpages/{p}/actions/duplicate",
 			Scopes: []string{"cms.webpages.view", "cms.webpages.edit"}, Status: 403},
 	})

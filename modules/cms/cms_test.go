@@ -223,7 +223,9 @@ func TestAILibraries(t *testing.T) {
 	apitest.Run(t, f, []cmsScenario{
 		{Name: "create", Method: "POST", Path: "/cms/ailibraries", Body: lib(map[string]any{"model": map[string]any{"name": "gpt-test", "temperature": 0.2, "maxTokens": 2000}}),
 			Status: 201, Events: []string{"ailibraries.created"},
-			Then: func(f *cmsFixture, _ apitest.IDs, r *testenv.Resp) { assert.EqualValues(f.T, 10, r.Payload()["maxBlocks"]) }},
+			Then: func(f *cmsFixture, _ apitest.IDs, r *testenv.Resp) {
+				assert.EqualValues(f.T, 10, r.Payload()["maxBlocks"])
+			}},
 		{Name: "a block type that does not exist", Method: "POST", Path: "/cms/ailibraries", Body: lib(map[string]any{"blockTypes": []string{"video"}}), Status: 422, Field: "blockTypes[0]"},
 		{Name: "snippets cannot be generated", Method: "POST", Path: "/cms/ailibraries", Body: lib(map[string]any{"blockTypes": []string{"snippet"}}), Status: 422, Field: "blockTypes[0]"},
 		{Name: "no block type", Method: "POST", Path: "/cms/ailibraries", Body: lib(map[string]any{"blockTypes": []string{}}), Status: 422, Field: "blockTypes"},

@@ -159,7 +159,9 @@ func TestPublicSite(t *testing.T) {
 
 	// The custom domain serves its page at / and the customer's other
 	// published pages, and never the API.
-	onDomain := func(path string) *testenv.Resp { return e.p.Do(http.MethodGet, path, e.tok, nil, "Host", "www.shop.test") }
+	onDomain := func(path string) *testenv.Resp {
+		return e.p.Do(http.MethodGet, path, e.tok, nil, "Host", "www.shop.test")
+	}
 	assert.Equal(t, home["html"], string(onDomain("/").Body))
 	assert.Equal(t, 200, onDomain("/site/de/about/team").Status)
 	assert.Equal(t, 404, onDomain("/site/en/draft").Status)
