@@ -170,6 +170,21 @@ func TestPublicSite(t *testing.T) {
 	assert.Equal(t, "text/html; charset=utf-8", api.Header.Get("Content-Type"))
 	assert.Equal(t, 404, e.p.Do(http.MethodGet, "/", "", nil, "Host", "www.unknown.test").Status)
 
+	// Another customer's pages: on its own domain only, and never A's.
+	c, u := e.p.OtherCustomer("shop-b")
+	tokB := e.p.TokenFor(c.ID, u.ID, "cms.*")
+	b := e.p.Do(http.MethodPost, "/cms/webpages", tokB, map[string]any{"slug": "home", "title": "Home of B", "customDomain": "www.b.test"})
+	require.Equal(t, 201, b.Status, "%s", b.Body)
+	idB := b.Payload()["_id"].(string)
+	require.Eventually(t, func() bool {
+		r := e.p.Do(http.MethodPost, "/cms/webpages/"+idB+"/actions/publish", tokB, nil)
+		return r.Status == 200 && e.p.Do(http.MethodGet, "/", "", nil, "Host", "www.b.test").Status == 200
+	}, time.Minute, 100*time.Millisecond, "B's page is rendered and served on B's domain")
+	onB := e.p.Do(http.MethodGet, "/site/en/home", "", nil, "Host", "www.b.test")
+	assert.Contains(t, string(onB.Body), "Home of B")
+	assert.Equal(t, 404, e.p.Do(http.MethodGet, "/site/de/about/team", "", nil, "Host", "www.b.test").Status, "A's page on B's domain")
+	assert.Equal(t, home["html"], string(e.p.Do(http.MethodGet, "/site/en/home", "", nil).Body), "the gateway serves A's site only")
+
 	// Unpublished, the page leaves the site.
 	e.do(http.MethodPost, "/cms/webpages/"+home["_id"].(string)+"/actions/unpublish", nil, http.StatusOK)
 	assert.Equal(t, 404, e.p.Do(http.MethodGet, "/site/en/home", "", nil).Status)

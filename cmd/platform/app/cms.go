@@ -2,12 +2,14 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"platform/activities/rendering"
 	"platform/kernel/llm"
+	"platform/kernel/store"
 	"platform/kernel/temporalx"
 	"platform/modules/cms"
 	"platform/modules/cms/pages"
@@ -60,7 +62,8 @@ func (a *App) startSite() {
 }
 
 // siteCustomer resolves PLATFORM_SITE_CUSTOMER (default: the seed
-// customer) once it exists, and remembers it.
+// customer). A customer that does not exist (yet) serves no gateway site
+// and is looked up again after a minute, so traffic costs no lookups.
 func (a *App) siteCustomer() func(ctx context.Context) (string, error) {
 	slug := a.Config.SiteCustomer
 	if slug == "" {
@@ -68,13 +71,18 @@ func (a *App) siteCustomer() func(ctx context.Context) (string, error) {
 	}
 	var mu sync.Mutex
 	var id string
+	var missedAt time.Time
 	return func(ctx context.Context) (string, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if id != "" {
+		if id != "" || time.Since(missedAt) < time.Minute {
 			return id, nil
 		}
 		c, err := a.Identity.CustomerBySlug(ctx, slug)
+		if errors.Is(err, store.ErrNotFound) {
+			missedAt = time.Now()
+			return "", nil
+		}
 		if err != nil {
 			return "", fmt.Errorf("PLATFORM_SITE_CUSTOMER %q: %w", slug, err)
 		}
