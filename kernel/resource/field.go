@@ -60,6 +60,10 @@ type Field struct {
 	WriteOnly bool
 	// Virtual fields are computed on read and never stored.
 	Virtual bool
+	// NotInEvents keeps a large derived value (a page's rendered HTML)
+	// out of the record's events: an event says what changed, and whoever
+	// needs the value reads the record.
+	NotInEvents bool
 
 	Filter bool // may appear in filter and shorthand
 	Sort   bool // may appear in sort

@@ -3,6 +3,7 @@ package resource
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"reflect"
 	"time"
 
@@ -359,9 +360,26 @@ func (s *Service) emitAll(ctx context.Context, r *Resource, verb string, more []
 	return nil
 }
 
-// emit records <plural>.<verb> with the record as its data.
+// emit records <plural>.<verb> with the record as its data, less the
+// fields declared NotInEvents.
 func (s *Service) emit(ctx context.Context, r *Resource, verb string, data store.Doc) error {
-	return s.Events.Record(ctx, r.Plural+"."+verb, data)
+	return s.Events.Record(ctx, r.Plural+"."+verb, eventData(r, data))
+}
+
+func eventData(r *Resource, data store.Doc) store.Doc {
+	var out store.Doc
+	for i := range r.Fields {
+		if _, ok := data[r.Fields[i].Name]; ok && r.Fields[i].NotInEvents {
+			if out == nil {
+				out = maps.Clone(data)
+			}
+			delete(out, r.Fields[i].Name)
+		}
+	}
+	if out == nil {
+		return data
+	}
+	return out
 }
 
 func readOnly(r *Resource) error {

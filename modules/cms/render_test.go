@@ -122,6 +122,11 @@ func TestRepublishingAnUnchangedPageHasNoEffect(t *testing.T) {
 	assert.Equal(t, page["renderHash"], again["renderHash"])
 	assert.Equal(t, 1, e.events("webpages.rendered"), "no webpages.rendered for an unchanged page")
 	assert.Equal(t, 2, e.events("webpages.published"))
+	evs, err := e.p.Store.Collection("events").Find(e.p.Ctx(), store.FindOptions{Filter: query.Eq("name", "webpages.rendered")})
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+	assert.NotContains(t, evs[0]["data"], "html", "the rendered HTML stays out of events")
+	assert.Equal(t, page["renderHash"], evs[0]["data"].(store.Doc)["renderHash"])
 
 	e.do(http.MethodPatch, "/cms/webpages/"+id, map[string]any{"title": "Changed"}, http.StatusOK)
 	changed := e.settled(id)

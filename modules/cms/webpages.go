@@ -47,7 +47,8 @@ func pageFields() []resource.Field {
 func renderedFields() []resource.Field {
 	str := func(n int) *resource.Field { return &resource.Field{Type: resource.TString, MaxLen: n} }
 	return []resource.Field{
-		{Name: "html", Type: resource.TString, ReadOnly: true, MaxLen: pages.MaxHTML, Description: "the rendered, sanitised HTML document"},
+		{Name: "html", Type: resource.TString, ReadOnly: true, NotInEvents: true, MaxLen: pages.MaxHTML,
+			Description: "the rendered, sanitised HTML document (left out of the page's events: read the page or its public address)"},
 		{Name: "toc", Type: resource.TArray, ReadOnly: true, Description: "table of contents: the headings of the page's text in order",
 			Items: &resource.Field{Type: resource.TObject, Fields: []resource.Field{
 				{Name: "level", Type: resource.TInteger}, {Name: "id", Type: resource.TString}, {Name: "text", Type: resource.TString}}}},

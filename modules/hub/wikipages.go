@@ -50,7 +50,8 @@ func pageFields() []resource.Field {
 func renderedFields() []resource.Field {
 	str := func(n int) *resource.Field { return &resource.Field{Type: resource.TString, MaxLen: n} }
 	return []resource.Field{
-		{Name: "bodyHtml", Type: resource.TString, ReadOnly: true, MaxLen: wiki.MaxHTML, Description: "the rendered, sanitised body"},
+		{Name: "bodyHtml", Type: resource.TString, ReadOnly: true, NotInEvents: true, MaxLen: wiki.MaxHTML,
+			Description: "the rendered, sanitised body (left out of the page's events: read the page)"},
 		{Name: "toc", Type: resource.TArray, ReadOnly: true, Description: "table of contents: the headings in order",
 			Items: &resource.Field{Type: resource.TObject, Fields: []resource.Field{
 				{Name: "level", Type: resource.TInteger}, {Name: "id", Type: resource.TString}, {Name: "text", Type: resource.TString}}}},
