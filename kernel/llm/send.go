@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"platform/kernel/outbound"
-	"platform/kernel/translate"
 )
 
 const (
@@ -97,7 +96,7 @@ func (o *OpenAI) failure(resp *http.Response) error {
 	case s == http.StatusTooManyRequests && code == "insufficient_quota":
 		return fmt.Errorf("%w: %s", ErrQuota, msg)
 	case retryable(s):
-		return &RetryableError{Status: s, RetryAfter: translate.RetryAfter(resp.Header.Get("Retry-After"), time.Now()), Message: msg}
+		return &RetryableError{Status: s, RetryAfter: outbound.RetryAfter(resp.Header.Get("Retry-After"), time.Now()), Message: msg}
 	}
 	return &PermanentError{Status: resp.StatusCode, Code: code, Message: msg}
 }
@@ -123,18 +122,5 @@ func (o *OpenAI) message(body io.Reader) (code, msg string) {
 		code, msg = e.code(), strings.TrimSpace(e.Error.Message)
 	}
 	hide := strings.NewReplacer(o.key, "[key]")
-	return bound(hide.Replace(code), 64), bound(hide.Replace(msg), maxMessage)
+	return outbound.Bound(hide.Replace(code), 64), outbound.Bound(hide.Replace(msg), maxMessage)
 }
-
-// bound cuts s to at most n bytes on a rune boundary.
-func bound(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8Start(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

@@ -83,21 +83,6 @@ func TestDeepLBoundsMessageAndHidesKey(t *testing.T) {
 	assert.LessOrEqual(t, len(p.Message), 300+len("…"))
 }
 
-func TestRetryAfter(t *testing.T) {
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	for v, want := range map[string]time.Duration{
-		"":                              0,
-		"120":                           2 * time.Minute,
-		" 3 ":                           3 * time.Second,
-		"-5":                            0,
-		"soon":                          0,
-		"Fri, 02 Jan 2026 03:05:05 GMT": time.Minute,
-		"Fri, 02 Jan 2026 03:00:00 GMT": 0, // past
-	} {
-		assert.Equal(t, want, translate.RetryAfter(v, now), "%q", v)
-	}
-}
-
 func TestDeepLHonoursContext(t *testing.T) {
 	srv := translatetest.New(t)
 	srv.Fail(translatetest.Hang, 1)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -71,7 +70,7 @@ func (d *DeepL) failure(resp *http.Response) error {
 	case s == 456:
 		return ErrQuota
 	case s == http.StatusTooManyRequests || s >= 500:
-		return &RetryableError{Status: s, RetryAfter: RetryAfter(resp.Header.Get("Retry-After"), time.Now()), Message: msg}
+		return &RetryableError{Status: s, RetryAfter: outbound.RetryAfter(resp.Header.Get("Retry-After"), time.Now()), Message: msg}
 	}
 	return &PermanentError{Status: resp.StatusCode, Message: msg}
 }
@@ -89,35 +88,5 @@ func (d *DeepL) message(body io.Reader) string {
 		text = strings.TrimSpace(m.Message + " " + m.Detail)
 	}
 	text = strings.ReplaceAll(text, d.key, "[key]")
-	return bound(text, maxMessage)
-}
-
-// bound cuts s to at most n bytes on a rune boundary.
-func bound(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8Start(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
-
-// RetryAfter parses a Retry-After header: delay-seconds or an HTTP date
-// (RFC 9110 §10.2.3), as a wait from now; 0 when absent, malformed or
-// past.
-func RetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.Atoi(v); err == nil {
-		return time.Duration(max(secs, 0)) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now).Round(time.Second)
-	}
-	return 0
+	return outbound.Bound(text, maxMessage)
 }
