@@ -16,23 +16,23 @@ import (
 // leave it alone.
 func Hash(in Input) string {
 	h := sha256.New()
-	write(h, Version, in.Format, in.Body)
+	WriteFields(h, Version, in.Format, in.Body)
 	for _, t := range Matching(in.Body, in.Glossary) {
 		aliases := append([]string(nil), t.Aliases...)
 		sort.Strings(aliases)
-		write(h, "term", t.ID, t.Term, t.URL, t.Definition)
-		write(h, aliases...)
+		WriteFields(h, "term", t.ID, t.Term, t.URL, t.Definition)
+		WriteFields(h, aliases...)
 	}
 	for _, target := range CrossLinks(in.Body, in.Format) {
 		url, ok := in.Links[target]
-		write(h, "link", target, boolString(ok), url)
+		WriteFields(h, "link", target, boolString(ok), url)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// write adds each string with its length first, so no two sequences of
-// strings hash alike.
-func write(h hash.Hash, fields ...string) {
+// WriteFields adds each string with its length first, so no two
+// sequences of strings hash alike (also for the CMS's page hash).
+func WriteFields(h hash.Hash, fields ...string) {
 	var n [8]byte
 	binary.BigEndian.PutUint64(n[:], uint64(len(fields)))
 	h.Write(n[:])

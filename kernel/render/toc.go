@@ -24,7 +24,7 @@ func headingIDs(root *html.Node) []Heading {
 			return true
 		}
 		text := collapse(textOf(n))
-		id := unique(slug(text), taken)
+		id := UniqueID(slug(text), taken)
 		setAttr(n, "id", id)
 		toc = append(toc, Heading{Level: int(n.Data[1] - '0'), ID: id, Text: text})
 		return false
@@ -32,10 +32,10 @@ func headingIDs(root *html.Node) []Heading {
 	return toc
 }
 
-// unique returns id, or id-2, id-3, ... if it is taken, and takes it.
+// UniqueID returns id, or id-2, id-3, ... if it is taken, and takes it.
 // taken holds, for each id handed out, the suffix to try next for it, so
 // a page of many equal headings costs linear time, not quadratic.
-func unique(id string, taken map[string]int) string {
+func UniqueID(id string, taken map[string]int) string {
 	candidate, i := id, max(taken[id], 2)
 	for ; taken[candidate] > 0; i++ {
 		candidate = id + "-" + strconv.Itoa(i)

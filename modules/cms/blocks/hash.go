@@ -2,11 +2,11 @@ package blocks
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"hash"
+	"maps"
+	"slices"
 
 	"platform/kernel/render"
 )
@@ -20,16 +20,16 @@ import (
 // links and snippets the page does not use leave it alone.
 func Hash(in Input) string {
 	h := sha256.New()
-	write(h, Version, in.Title, in.Description, in.Locale, in.SiteCSS, canonical(in.Blocks))
+	render.WriteFields(h, Version, in.Title, in.Description, in.Locale, in.SiteCSS, canonical(in.Blocks))
 	x := expand(in.Blocks, in.Snippets)
-	for _, id := range sortedKeys(x.used) {
-		write(h, "snippet", id, canonical(in.Snippets[id]))
+	for _, id := range slices.Sorted(maps.Keys(x.used)) {
+		render.WriteFields(h, "snippet", id, canonical(in.Snippets[id]))
 	}
-	for _, id := range sortedKeys(x.missing) {
-		write(h, "missing", id)
+	for _, id := range slices.Sorted(maps.Keys(x.missing)) {
+		render.WriteFields(h, "missing", id)
 	}
 	eachMarkdown(x.nodes, func(body string) {
-		write(h, "markdown", render.Hash(render.Input{Body: body, Format: render.Markdown, Glossary: in.Glossary, Links: in.Links}))
+		render.WriteFields(h, "markdown", render.Hash(render.Input{Body: body, Format: render.Markdown, Glossary: in.Glossary, Links: in.Links}))
 	})
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -59,17 +59,4 @@ func canonical(blocks []any) string {
 		return fmt.Sprintf("%#v", blocks)
 	}
 	return string(b)
-}
-
-// write adds each string with its length first, so no two sequences of
-// strings hash alike.
-func write(h hash.Hash, fields ...string) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(fields)))
-	h.Write(n[:])
-	for _, f := range fields {
-		binary.BigEndian.PutUint64(n[:], uint64(len(f)))
-		h.Write(n[:])
-		h.Write([]byte(f))
-	}
 }

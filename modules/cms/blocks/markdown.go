@@ -2,7 +2,6 @@ package blocks
 
 import (
 	"html/template"
-	"strconv"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -42,7 +41,7 @@ func (r *renderer) markdown(body string, inTOC bool) (template.HTML, error) {
 func (r *renderer) uniqueIDs(rendered string, toc []render.Heading) (string, error) {
 	renamed := map[string]string{}
 	for i, h := range toc {
-		if id := unique(h.ID, r.taken); id != h.ID {
+		if id := render.UniqueID(h.ID, r.taken); id != h.ID {
 			renamed[h.ID], toc[i].ID = id, id
 		}
 	}
@@ -50,18 +49,6 @@ func (r *renderer) uniqueIDs(rendered string, toc []render.Heading) (string, err
 		return rendered, nil
 	}
 	return renameIDs(rendered, renamed)
-}
-
-// unique returns id, or id-2, id-3, ... if it is taken, and takes it;
-// taken holds for each id the suffix to try next (as in kernel/render).
-func unique(id string, taken map[string]int) string {
-	candidate, i := id, max(taken[id], 2)
-	for ; taken[candidate] > 0; i++ {
-		candidate = id + "-" + strconv.Itoa(i)
-	}
-	taken[id] = max(taken[id], i)
-	taken[candidate] = max(taken[candidate], 2)
-	return candidate
 }
 
 // renameIDs rewrites the ids, and the fragment links to them, of

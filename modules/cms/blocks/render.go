@@ -4,7 +4,8 @@ import (
 	"embed"
 	"fmt"
 	"html/template"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"platform/kernel/render"
@@ -60,8 +61,8 @@ func Render(in Input) (Output, error) {
 	var b strings.Builder
 	err = templates.ExecuteTemplate(&b, "page", page{Locale: r.locale, Title: in.Title,
 		Description: in.Description, CSS: safeURL(in.SiteCSS), Main: main})
-	return Output{HTML: b.String(), TOC: r.toc, Terms: sortedKeys(r.terms),
-		BrokenLinks: sortedKeys(r.broken), MissingSnippets: sortedKeys(x.missing)}, err
+	return Output{HTML: b.String(), TOC: r.toc, Terms: slices.Sorted(maps.Keys(r.terms)),
+		BrokenLinks: slices.Sorted(maps.Keys(r.broken)), MissingSnippets: slices.Sorted(maps.Keys(x.missing))}, err
 }
 
 // page is what the document's template gets.
@@ -137,16 +138,4 @@ func embedFrame(doc map[string]any) *frame {
 		title = name
 	}
 	return &frame{Src: src, Title: title, Provider: strings.ToLower(strings.ReplaceAll(name, " ", "-"))}
-}
-
-func sortedKeys(set map[string]bool) []string {
-	if len(set) == 0 {
-		return nil
-	}
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
