@@ -1,7 +1,6 @@
 package cms_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -49,31 +48,13 @@ func (e *siteEnv) page(body map[string]any) store.Doc {
 // and answers the page as stored.
 func (e *siteEnv) settled(id string) store.Doc {
 	e.t.Helper()
-	wid := contract.RenderWorkflowID(e.p.Customer.ID, "webpage", id)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	require.NoError(e.t, e.p.Temporal.GetWorkflow(ctx, wid, "").Get(ctx, nil))
-	doc, err := e.p.Store.Collection("webpages").Get(e.p.Ctx(), id)
-	require.NoError(e.t, err)
-	return doc
+	e.p.AwaitWorkflow(contract.RenderWorkflowID(e.p.Customer.ID, "webpage", id))
+	return e.p.Stored("webpages", id)
 }
 
 func (e *siteEnv) eventually(id string, cond func(store.Doc) bool, msg string) store.Doc {
 	e.t.Helper()
-	var doc store.Doc
-	require.Eventually(e.t, func() bool {
-		var err error
-		doc, err = e.p.Store.Collection("webpages").Get(e.p.Ctx(), id)
-		return err == nil && cond(doc)
-	}, time.Minute, 50*time.Millisecond, msg)
-	return doc
-}
-
-func (e *siteEnv) events(name string) int {
-	e.t.Helper()
-	n, err := e.p.Store.Collection("events").Count(e.p.Ctx(), query.Eq("name", name))
-	require.NoError(e.t, err)
-	return int(n)
+	return e.p.EventuallyStored("webpages", id, cond, msg)
 }
 
 func (e *siteEnv) publish(id string) {
@@ -111,7 +92,7 @@ func TestRepublishingAnUnchangedPageHasNoEffect(t *testing.T) {
 	e := newSiteEnv(t)
 	page := e.page(map[string]any{"slug": "same", "title": "Same", "blocks": blocksOf(t, everyType)})
 	id := page["_id"].(string)
-	require.Equal(t, 1, e.events("webpages.rendered"))
+	require.Equal(t, 1, e.p.CountEvents("webpages.rendered"))
 	e.publish(id)
 	e.do(http.MethodPatch, "/cms/webpages/"+id, map[string]any{"title": "Same"}, http.StatusOK)
 	e.settled(id)
@@ -120,8 +101,8 @@ func TestRepublishingAnUnchangedPageHasNoEffect(t *testing.T) {
 	again := e.settled(id)
 	assert.Equal(t, page["renderedAt"], again["renderedAt"], "no second render")
 	assert.Equal(t, page["renderHash"], again["renderHash"])
-	assert.Equal(t, 1, e.events("webpages.rendered"), "no webpages.rendered for an unchanged page")
-	assert.Equal(t, 2, e.events("webpages.published"))
+	assert.Equal(t, 1, e.p.CountEvents("webpages.rendered"), "no webpages.rendered for an unchanged page")
+	assert.Equal(t, 2, e.p.CountEvents("webpages.published"))
 	evs, err := e.p.Store.Collection("events").Find(e.p.Ctx(), store.FindOptions{Filter: query.Eq("name", "webpages.rendered")})
 	require.NoError(t, err)
 	require.Len(t, evs, 1)
@@ -131,7 +112,7 @@ func TestRepublishingAnUnchangedPageHasNoEffect(t *testing.T) {
 	e.do(http.MethodPatch, "/cms/webpages/"+id, map[string]any{"title": "Changed"}, http.StatusOK)
 	changed := e.settled(id)
 	assert.Contains(t, changed["html"], "<title>Changed</title>")
-	assert.Equal(t, 2, e.events("webpages.rendered"))
+	assert.Equal(t, 2, e.p.CountEvents("webpages.rendered"))
 }
 
 func TestPublicSite(t *testing.T) {

@@ -1,11 +1,9 @@
 package hub_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -61,32 +59,13 @@ func (e *renderEnv) page(slug, body string) store.Doc {
 // and answers the page as stored.
 func (e *renderEnv) settled(id string) store.Doc {
 	e.t.Helper()
-	wid := contract.RenderWorkflowID(e.p.Customer.ID, "wikipage", id)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	require.NoError(e.t, e.p.Temporal.GetWorkflow(ctx, wid, "").Get(ctx, nil))
-	doc, err := e.p.Store.Collection("wikipages").Get(e.p.Ctx(), id)
-	require.NoError(e.t, err)
-	return doc
+	e.p.AwaitWorkflow(contract.RenderWorkflowID(e.p.Customer.ID, "wikipage", id))
+	return e.p.Stored("wikipages", id)
 }
 
-// eventually waits until cond holds for the stored page.
 func (e *renderEnv) eventually(id string, cond func(store.Doc) bool, msg string) store.Doc {
 	e.t.Helper()
-	var doc store.Doc
-	require.Eventually(e.t, func() bool {
-		var err error
-		doc, err = e.p.Store.Collection("wikipages").Get(e.p.Ctx(), id)
-		return err == nil && cond(doc)
-	}, time.Minute, 50*time.Millisecond, msg)
-	return doc
-}
-
-func (e *renderEnv) events(name string) int {
-	e.t.Helper()
-	n, err := e.p.Store.Collection("events").Count(e.p.Ctx(), query.Eq("name", name))
-	require.NoError(e.t, err)
-	return int(n)
+	return e.p.EventuallyStored("wikipages", id, cond, msg)
 }
 
 func TestRenderPipeline(t *testing.T) {
@@ -124,7 +103,7 @@ func TestRenderIsIdempotent(t *testing.T) {
 	e := newRenderEnv(t)
 	page := e.page("same", "# Same\n\ntext")
 	id := page["_id"].(string)
-	rendered := e.events("wikipages.rendered")
+	rendered := e.p.CountEvents("wikipages.rendered")
 	require.Equal(t, 1, rendered)
 	e.do(http.MethodPatch, "/hub/wikipages/"+id, map[string]any{"body": "# Same\n\ntext"})
 	again := e.settled(id)
@@ -135,13 +114,13 @@ func TestRenderIsIdempotent(t *testing.T) {
 	e.do(http.MethodPost, "/hub/wikipages/"+id+"/actions/publish", nil)
 	published := e.settled(id)
 	assert.Equal(t, page["renderedAt"], published["renderedAt"])
-	assert.Equal(t, rendered, e.events("wikipages.rendered"), "no wikipages.rendered for an unchanged page")
-	assert.Equal(t, 1, e.events("wikipages.published"), "publishing a published page emits nothing")
+	assert.Equal(t, rendered, e.p.CountEvents("wikipages.rendered"), "no wikipages.rendered for an unchanged page")
+	assert.Equal(t, 1, e.p.CountEvents("wikipages.published"), "publishing a published page emits nothing")
 
 	e.do(http.MethodPatch, "/hub/wikipages/"+id, map[string]any{"body": "# Changed"})
 	changed := e.settled(id)
 	assert.Contains(t, changed["bodyHtml"], "Changed")
-	assert.Equal(t, rendered+1, e.events("wikipages.rendered"))
+	assert.Equal(t, rendered+1, e.p.CountEvents("wikipages.rendered"))
 }
 
 // TestFailedRenderKeepsTheLastGoodOutput: a page nested deeper than the
