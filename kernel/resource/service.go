@@ -237,6 +237,19 @@ func (s *Service) Apply(ctx context.Context, r *Resource, where query.Expr, c Ch
 	return out, nil
 }
 
+// ApplyIfUnchanged makes c to the record read unless a write changed it
+// since it was read (its updatedAt moved): that write's own follow-up
+// (a render of the new content) does the work instead, and the answer is
+// nil, nil.
+func (s *Service) ApplyIfUnchanged(ctx context.Context, r *Resource, read store.Doc, c Change) (store.Doc, error) {
+	where := query.AllOf(query.ID(idOf(read)), query.Eq("updatedAt", read["updatedAt"]))
+	doc, err := s.Apply(ctx, r, where, c)
+	if KindOf(err) == KindNotFound {
+		return nil, nil
+	}
+	return doc, err
+}
+
 // ApplyAll makes c to every record of r matching where (a bulk change of
 // the platform, such as redacting the notes about an anonymized consumer)
 // and answers how many changed. It emits no event: the action that

@@ -239,3 +239,21 @@ func TestKeysUniqueWithinAParent(t *testing.T) {
 	_, err = f.svc.Get(resource.InParent(f.ctx, pages, "c"), pages, "intro")
 	assert.Equal(t, resource.KindNotFound, resource.KindOf(err))
 }
+
+// ApplyIfUnchanged writes to the record as read, and leaves a record a
+// later write changed alone (that write's follow-up does the work).
+func TestApplyIfUnchanged(t *testing.T) {
+	f := newFixture(t)
+	read, err := f.svc.Create(f.ctx, f.flags, map[string]any{"slug": "beta"})
+	require.NoError(t, err)
+	time.Sleep(5 * time.Millisecond) // updatedAt has millisecond precision
+	later, err := f.svc.Patch(f.ctx, f.flags, "beta", map[string]any{"on": true})
+	require.NoError(t, err)
+	doc, err := f.svc.ApplyIfUnchanged(f.ctx, f.flags, read, resource.Change{Set: store.Doc{"weight": 9.0}})
+	require.NoError(t, err)
+	assert.Nil(t, doc, "changed since it was read")
+
+	doc, err = f.svc.ApplyIfUnchanged(f.ctx, f.flags, later, resource.Change{Set: store.Doc{"weight": 1.5}})
+	require.NoError(t, err)
+	assert.Equal(t, 1.5, doc["weight"], "unchanged since it was read")
+}

@@ -8,7 +8,6 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"platform/kernel/query"
 	"platform/kernel/render"
 	"platform/kernel/resource"
 	"platform/kernel/store"
@@ -123,12 +122,7 @@ func (rd *Renderer) rerender(ctx context.Context, page store.Doc, in blocks.Inpu
 // apply writes c to the page unless a newer save changed it since it was
 // read: that save's own render follows.
 func (rd *Renderer) apply(ctx context.Context, page store.Doc, c resource.Change) error {
-	r := rd.Service.Registry.ByPlural(Pages)
-	where := query.AllOf(query.ID(str(page["_id"])), query.Eq("updatedAt", page["updatedAt"]))
-	_, err := rd.Service.Apply(ctx, r, where, c)
-	if resource.KindOf(err) == resource.KindNotFound {
-		return nil
-	}
+	_, err := rd.Service.ApplyIfUnchanged(ctx, rd.Service.Registry.ByPlural(Pages), page, c)
 	return err
 }
 

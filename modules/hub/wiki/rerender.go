@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"platform/kernel/query"
 	"platform/kernel/render"
 	"platform/kernel/resource"
 	"platform/kernel/store"
@@ -60,13 +59,7 @@ func (rd *Renderer) reindex(ctx context.Context, page store.Doc) (contract.Rende
 // apply writes c to the page unless a newer save changed its body since
 // it was read: that save's own render follows (NotFound is then no error).
 func (rd *Renderer) apply(ctx context.Context, page store.Doc, c resource.Change) (store.Doc, error) {
-	r := rd.Service.Registry.ByPlural(Pages)
-	where := query.AllOf(query.ID(str(page["_id"])), query.Eq("updatedAt", page["updatedAt"]))
-	doc, err := rd.Service.Apply(ctx, r, where, c)
-	if resource.KindOf(err) == resource.KindNotFound {
-		return nil, nil
-	}
-	return doc, err
+	return rd.Service.ApplyIfUnchanged(ctx, rd.Service.Registry.ByPlural(Pages), page, c)
 }
 
 func searchDoc(page store.Doc) search.Doc {
