@@ -1,10 +1,6 @@
 package cms
 
 import (
-	"context"
-	"time"
-
-	"platform/kernel/query"
 	"platform/kernel/resource"
 	"platform/kernel/store"
 )
@@ -14,8 +10,8 @@ const rightPublish = "cms.webpages.publish"
 func pageActions(d Deps) []resource.Action {
 	return []resource.Action{
 		{Name: "publish", Title: "publish the page: it is served at /site/<locale>/<slug> (publishing a published page changes nothing)",
-			Right: rightPublish, Event: "published", Run: setPublished(true)},
-		{Name: "unpublish", Title: "take the page off the published site", Right: rightPublish, Event: "unpublished", Run: setPublished(false)},
+			Right: rightPublish, Event: "published", Run: publishing.SetPublished(true)},
+		{Name: "unpublish", Title: "take the page off the published site", Right: rightPublish, Event: "unpublished", Run: publishing.SetPublished(false)},
 		{Name: "duplicate", Title: "create a new, unpublished copy of the page under a free slug (<slug>-copy, <slug>-copy-2, ...)",
 			Right: "cms.webpages.create", Event: "duplicated", Run: duplicatePage},
 		{Name: "translate", Title: "create a new, unpublished page with the same slug in targetLocale, every text translated by the translation provider",
@@ -25,25 +21,11 @@ func pageActions(d Deps) []resource.Action {
 	}
 }
 
-// setPublished moves published; a repeat changes nothing and emits
-// nothing. A page whose last render failed is not published: its visitors
+// publishing refuses a page whose last render failed: its visitors
 // would see an older output than its authors.
-func setPublished(on bool) func(context.Context, *resource.ActionCall) (*resource.ActionResult, error) {
-	return func(ctx context.Context, call *resource.ActionCall) (*resource.ActionResult, error) {
-		if call.Record["published"] == on {
-			return &resource.ActionResult{Payload: call.Record, NoEvent: true}, nil
-		}
-		if msg := str(call.Record["renderError"]); on && msg != "" {
-			return nil, resource.Conflict("renderError", "the page does not render (%s): fix it before publishing", msg)
-		}
-		c := resource.Change{Set: store.Doc{"published": on}}
-		if on {
-			c.Set["publishedAt"] = time.Now().UTC().Truncate(time.Millisecond)
-		}
-		page, err := call.Service.Apply(ctx, call.Resource, query.ID(call.ID), c)
-		if err != nil {
-			return nil, err
-		}
-		return &resource.ActionResult{Payload: page}, nil
+var publishing = resource.Publishing{Refuse: func(page store.Doc) error {
+	if msg := str(page["renderError"]); msg != "" {
+		return resource.Conflict("renderError", "the page does not render (%s): fix it before publishing", msg)
 	}
-}
+	return nil
+}}

@@ -2,7 +2,6 @@ package cms
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"platform/kernel/query"
@@ -29,7 +28,7 @@ func (d Deps) translatePage(ctx context.Context, call *resource.ActionCall) (*re
 	}
 	body, err := d.translated(ctx, call.Record, target)
 	if err != nil {
-		return nil, providerFailed(err)
+		return nil, translate.CallerError(err, "targetLocale")
 	}
 	page, err := call.Service.CreateWith(ctx, call.Resource, body, store.Doc{"translationOf": call.ID})
 	if err != nil {
@@ -105,13 +104,4 @@ func (d Deps) translateTexts(ctx context.Context, texts []blocks.Text, source, t
 		}
 	}
 	return err
-}
-
-// providerFailed is a 422 on targetLocale when the provider cannot name
-// the locale, and a 503 with the provider's reason otherwise.
-func providerFailed(err error) error {
-	if errors.Is(err, translate.ErrLocale) {
-		return resource.InvalidField("targetLocale", "%s", err.Error())
-	}
-	return resource.Unavailable("the translation provider failed: %s", err.Error()).WithCause(err)
 }

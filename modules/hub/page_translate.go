@@ -2,7 +2,6 @@ package hub
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"platform/kernel/query"
@@ -62,11 +61,11 @@ func (d Deps) translated(ctx context.Context, page store.Doc, target string) (st
 	source := str(page["locale"])
 	titles, err := d.Translator.Translate(ctx, []string{str(page["title"])}, source, target, translate.FormatText)
 	if err != nil {
-		return "", "", providerFailed(err)
+		return "", "", translate.CallerError(err, "targetLocale")
 	}
 	body, err := d.translatedBody(ctx, page, source, target)
 	if err != nil {
-		return "", "", providerFailed(err)
+		return "", "", translate.CallerError(err, "targetLocale")
 	}
 	return titles[0], body, nil
 }
@@ -84,15 +83,6 @@ func (d Deps) translatedBody(ctx context.Context, page store.Doc, source, target
 		return out[0], nil
 	}
 	return translate.Markdown(ctx, d.Translator, body, source, target)
-}
-
-// providerFailed is a 422 on targetLocale when the provider cannot name
-// the locale, and a 503 with the provider's reason otherwise.
-func providerFailed(err error) error {
-	if errors.Is(err, translate.ErrLocale) {
-		return resource.InvalidField("targetLocale", "%s", err.Error())
-	}
-	return resource.Unavailable("the translation provider failed: %s", err.Error()).WithCause(err)
 }
 
 func translatedSlug(page store.Doc, locale string) string {
