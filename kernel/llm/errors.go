@@ -2,8 +2,8 @@ package llm
 
 import (
 	"errors"
-	"fmt"
-	"time"
+
+	"platform/kernel/outbound"
 )
 
 var (
@@ -25,40 +25,9 @@ var (
 
 // RetryableError is a failure that may pass if the call is repeated
 // later: the provider is rate-limiting (429) or failing (5xx).
-type RetryableError struct {
-	Status     int
-	RetryAfter time.Duration // the provider's Retry-After; 0 when not given
-	Message    string        // the provider's, bounded
-}
-
-func (e *RetryableError) Error() string {
-	msg := fmt.Sprintf("llm: provider answered %d, retry later", e.Status)
-	if e.RetryAfter > 0 {
-		msg += fmt.Sprintf(" (after %s)", e.RetryAfter)
-	}
-	return withMessage(msg, e.Message)
-}
+type RetryableError = outbound.RetryableError
 
 // PermanentError is a request the provider rejected (a 4xx other than
 // 401, 403 and 429): an unknown model, a prompt beyond the model's
 // context. Repeating it fails again.
-type PermanentError struct {
-	Status  int
-	Code    string // the provider's error code ("model_not_found"); may be ""
-	Message string // the provider's, bounded
-}
-
-func (e *PermanentError) Error() string {
-	msg := fmt.Sprintf("llm: provider rejected the request (%d)", e.Status)
-	if e.Code != "" {
-		msg = fmt.Sprintf("llm: provider rejected the request (%d %s)", e.Status, e.Code)
-	}
-	return withMessage(msg, e.Message)
-}
-
-func withMessage(msg, detail string) string {
-	if detail == "" {
-		return msg
-	}
-	return msg + ": " + detail
-}
+type PermanentError = outbound.PermanentError

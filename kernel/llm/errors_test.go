@@ -37,7 +37,7 @@ func TestCompleteMapsErrors(t *testing.T) {
 		"context too long": {llmtest.Reply{Status: 400, Code: "context_length_exceeded", Message: "This model's maximum context length is 8192 tokens."}, func(t *testing.T, err error) {
 			var p *llm.PermanentError
 			require.ErrorAs(t, err, &p)
-			assert.Equal(t, llm.PermanentError{Status: 400, Code: "context_length_exceeded", Message: "This model's maximum context length is 8192 tokens."}, *p)
+			assert.Equal(t, llm.PermanentError{Service: "llm", Status: 400, Code: "context_length_exceeded", Message: "This model's maximum context length is 8192 tokens."}, *p)
 		}},
 		"no model": {llmtest.Reply{Status: 404, Code: "model_not_found"}, func(t *testing.T, err error) {
 			var p *llm.PermanentError

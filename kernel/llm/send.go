@@ -96,9 +96,9 @@ func (o *OpenAI) failure(resp *http.Response) error {
 	case s == http.StatusTooManyRequests && code == "insufficient_quota":
 		return fmt.Errorf("%w: %s", ErrQuota, msg)
 	case retryable(s):
-		return &RetryableError{Status: s, RetryAfter: outbound.RetryAfter(resp.Header.Get("Retry-After"), time.Now()), Message: msg}
+		return &RetryableError{Service: "llm", Status: s, RetryAfter: outbound.RetryAfter(resp.Header.Get("Retry-After"), time.Now()), Message: msg}
 	}
-	return &PermanentError{Status: resp.StatusCode, Code: code, Message: msg}
+	return &PermanentError{Service: "llm", Status: resp.StatusCode, Code: code, Message: msg}
 }
 
 // retryable: rate limits and server failures, and the timeouts and

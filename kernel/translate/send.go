@@ -70,9 +70,9 @@ func (d *DeepL) failure(resp *http.Response) error {
 	case s == 456:
 		return ErrQuota
 	case s == http.StatusTooManyRequests || s >= 500:
-		return &RetryableError{Status: s, RetryAfter: outbound.RetryAfter(resp.Header.Get("Retry-After"), time.Now()), Message: msg}
+		return &RetryableError{Service: "translate", Status: s, RetryAfter: outbound.RetryAfter(resp.Header.Get("Retry-After"), time.Now()), Message: msg}
 	}
-	return &PermanentError{Status: resp.StatusCode, Message: msg}
+	return &PermanentError{Service: "translate", Status: resp.StatusCode, Message: msg}
 }
 
 // message is the provider's explanation: DeepL's {"message": ...} or the

@@ -13,7 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
+
+	"platform/kernel/outbound"
 )
 
 // Provider translates texts.
@@ -48,37 +49,11 @@ var (
 
 // RetryableError is a failure that may pass if the call is repeated
 // later: the provider is overloaded (429) or failing (5xx).
-type RetryableError struct {
-	Status     int
-	RetryAfter time.Duration // the provider's Retry-After; 0 when not given
-	Message    string        // the provider's, bounded
-}
-
-func (e *RetryableError) Error() string {
-	msg := fmt.Sprintf("translate: provider answered %d, retry later", e.Status)
-	if e.RetryAfter > 0 {
-		msg += fmt.Sprintf(" (after %s)", e.RetryAfter)
-	}
-	return withMessage(msg, e.Message)
-}
+type RetryableError = outbound.RetryableError
 
 // PermanentError is a request the provider rejected (a 4xx other than
 // 403, 429 and 456): repeating it fails again.
-type PermanentError struct {
-	Status  int
-	Message string // the provider's, bounded
-}
-
-func (e *PermanentError) Error() string {
-	return withMessage(fmt.Sprintf("translate: provider rejected the request (%d)", e.Status), e.Message)
-}
-
-func withMessage(msg, detail string) string {
-	if detail == "" {
-		return msg
-	}
-	return msg + ": " + detail
-}
+type PermanentError = outbound.PermanentError
 
 // errTranslations: a provider answered a different number of texts than
 // it was given, so none can be matched to its source.
