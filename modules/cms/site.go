@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,8 +35,11 @@ type Site struct {
 	// Customer is the customer whose site the gateway serves; "" (or an
 	// error) when none is configured.
 	Customer func(ctx context.Context) (string, error)
-	// PlatformDomain's hosts are never custom domains.
+	// PlatformDomain's hosts, and PlatformHosts (the gateway's, the
+	// token service's, ...), are never custom domains: their requests
+	// skip the lookup.
 	PlatformDomain string
+	PlatformHosts  []string
 	Log            *slog.Logger
 	domains        domainCache
 }
@@ -61,7 +65,7 @@ type domainKey struct{}
 // page. The platform's API is never served on a customer's domain.
 func (s *Site) routeHost(r *http.Request) *http.Request {
 	host := hostName(r.Host)
-	if !pages.ValidHost(host) || host == s.PlatformDomain || strings.HasSuffix(host, "."+s.PlatformDomain) {
+	if !pages.ValidHost(host) || s.isPlatformHost(host) {
 		return r
 	}
 	claim, ok := s.domains.lookup(r.Context(), s.Store, host)
@@ -76,6 +80,10 @@ func (s *Site) routeHost(r *http.Request) *http.Request {
 	}
 	r.URL.RawPath = ""
 	return r.WithContext(context.WithValue(r.Context(), domainKey{}, siteDomain{Domain: claim, Host: host}))
+}
+
+func (s *Site) isPlatformHost(host string) bool {
+	return host == s.PlatformDomain || strings.HasSuffix(host, "."+s.PlatformDomain) || slices.Contains(s.PlatformHosts, host)
 }
 
 type siteDomain struct {

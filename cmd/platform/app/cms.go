@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,8 +59,20 @@ func (a *App) cmsDeps() cms.Deps {
 
 // startSite serves the published pages.
 func (a *App) startSite() {
-	site := &cms.Site{Store: a.Store, Customer: a.siteCustomer(), PlatformDomain: a.Config.PlatformDomain, Log: a.Log}
+	site := &cms.Site{Store: a.Store, Customer: a.siteCustomer(), PlatformDomain: a.Config.PlatformDomain, Log: a.Log,
+		PlatformHosts: hostsOf(a.Config.GatewayURL, a.Config.AuthURL, a.Config.LoginURL, a.Config.AuditURL, a.Config.TrackingURL)}
 	site.Mount(a.API)
+}
+
+// hostsOf are the lower-case host names of the URLs.
+func hostsOf(urls ...string) []string {
+	var out []string
+	for _, s := range urls {
+		if u, err := url.Parse(s); err == nil && u.Hostname() != "" {
+			out = append(out, strings.ToLower(u.Hostname()))
+		}
+	}
+	return out
 }
 
 // siteCustomer resolves PLATFORM_SITE_CUSTOMER (default: the seed
