@@ -99,6 +99,9 @@ func TestTranslateAction(t *testing.T) {
 			require.Equal(f.T, 200, r.Status, "%s", r.Body)
 			return v
 		}, Method: "POST", Path: "/cms/webpages/{p}/actions/translate", Body: map[string]any{"targetLocale": "fr"}, Status: 409, Field: "targetLocale"},
+		{Name: "a page of more Markdown texts than one call translates", Given: func(f *cmsFixture) apitest.IDs {
+			return apitest.IDs{"p": f.page(map[string]any{"blocks": manyAnswers(4, 100)})}
+		}, Method: "POST", Path: "/cms/webpages/{p}/actions/translate", Body: map[string]any{"targetLocale": "nl"}, Status: 422, Field: "blocks"},
 		{Name: "the page's own locale", Given: given, Method: "POST", Path: "/cms/webpages/{p}/actions/translate",
 			Body: map[string]any{"targetLocale": "en"}, Status: 422, Field: "targetLocale"},
 		{Name: "a provider that refuses the key is a 503 without the key", Given: func(f *cmsFixture) apitest.IDs {
@@ -177,4 +180,17 @@ func TestGenerateBlocks(t *testing.T) {
 		{Name: "generating needs the edit right", Given: given, Method: "POST", Path: "/cms/webpages/{p}/actions/generate-blocks",
 			Body: map[string]any{"libraryId": "{lib}", "topic": "x"}, Scopes: []string{"cms.webpages.view"}, Status: 403},
 	})
+}
+
+// manyAnswers is n accordion blocks of m items each: n*m Markdown texts.
+func manyAnswers(n, m int) []any {
+	var list []any
+	for range n {
+		items := make([]any, m)
+		for j := range items {
+			items[j] = map[string]any{"question": "Q?", "answer": "A *b*"}
+		}
+		list = append(list, map[string]any{"type": "accordion", "items": items})
+	}
+	return list
 }

@@ -27,6 +27,9 @@ func (d Deps) translatePage(ctx context.Context, call *resource.ActionCall) (*re
 		return nil, err
 	}
 	body, err := d.translated(ctx, call.Record, target)
+	if resource.KindOf(err) == resource.KindInvalid {
+		return nil, err
+	}
 	if err != nil {
 		return nil, translate.CallerError(err, "targetLocale")
 	}
@@ -58,6 +61,10 @@ func (d Deps) translated(ctx context.Context, page store.Doc, target string) (ma
 	source := str(page["locale"])
 	list, _ := page["blocks"].([]any)
 	texts := append(pageTexts(page), blocks.Texts(list)...)
+	if n := markdownTexts(texts); n > maxMarkdownTexts {
+		return nil, resource.InvalidField("blocks", "the page has %d Markdown texts, each one request to the provider: "+
+			"at most %d are translated in one call; split the page", n, maxMarkdownTexts)
+	}
 	if err := d.translateTexts(ctx, texts, source, target); err != nil {
 		return nil, err
 	}
@@ -69,6 +76,21 @@ func (d Deps) translated(ctx context.Context, page store.Doc, target string) (ma
 	}
 	body["blocks"] = asClientJSON(blocks.SetTexts(list, texts[2:]))
 	return body, nil
+}
+
+// maxMarkdownTexts bounds the provider requests of one translation: each
+// Markdown text is translated as a document of its own (its structure is
+// kept), while plain texts go in batches.
+const maxMarkdownTexts = 300
+
+func markdownTexts(texts []blocks.Text) int {
+	n := 0
+	for _, t := range texts {
+		if t.Markdown && strings.TrimSpace(t.Value) != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // pageTexts are the title and description as the first two texts.
