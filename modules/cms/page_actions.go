@@ -10,8 +10,8 @@ const rightPublish = "cms.webpages.publish"
 func pageActions(d Deps) []resource.Action {
 	return []resource.Action{
 		{Name: "publish", Title: "publish the page: it is served at /site/<locale>/<slug> (publishing a published page changes nothing)",
-			Right: rightPublish, Event: "published", Run: publishing.SetPublished(true)},
-		{Name: "unpublish", Title: "take the page off the published site", Right: rightPublish, Event: "unpublished", Run: publishing.SetPublished(false)},
+			Right: rightPublish, Event: "published", Run: d.publishing().SetPublished(true)},
+		{Name: "unpublish", Title: "take the page off the published site", Right: rightPublish, Event: "unpublished", Run: d.publishing().SetPublished(false)},
 		{Name: "duplicate", Title: "create a new, unpublished copy of the page under a free slug (<slug>-copy, <slug>-copy-2, ...)",
 			Right: "cms.webpages.create", Event: "duplicated", Run: duplicatePage},
 		{Name: "translate", Title: "create a new, unpublished page with the same slug in targetLocale, every text translated by the translation provider",
@@ -22,10 +22,17 @@ func pageActions(d Deps) []resource.Action {
 }
 
 // publishing refuses a page whose last render failed: its visitors
-// would see an older output than its authors.
-var publishing = resource.Publishing{Refuse: func(page store.Doc) error {
+// would see an older output than its authors. It tells the page's
+// render, which writes its output only if the page did not change since
+// it read it: a render running during the publish would otherwise be
+// dropped with none to follow (a hash check, when nothing changed).
+func (d Deps) publishing() resource.Publishing {
+	return resource.Publishing{Refuse: refuseFailedRender, After: d.render}
+}
+
+func refuseFailedRender(page store.Doc) error {
 	if msg := str(page["renderError"]); msg != "" {
 		return resource.Conflict("renderError", "the page does not render (%s): fix it before publishing", msg)
 	}
 	return nil
-}}
+}

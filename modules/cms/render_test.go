@@ -1,6 +1,7 @@
 package cms_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	enums "go.temporal.io/api/enums/v1"
 
 	"platform/kernel/query"
 	"platform/kernel/store"
@@ -185,4 +187,27 @@ func rawGet(t *testing.T, url, host string) *http.Response {
 	require.NoError(t, err)
 	require.NoError(t, res.Body.Close())
 	return res
+}
+
+// TestPublishTellsTheRender: a render writes its output only if the page
+// did not change since it read it, so a publish landing during a render
+// (it moves updatedAt) must signal the render again, or the page would
+// keep no output. Without a worker the render waits, and its history
+// shows the signals: the save's and the publish's.
+func TestPublishTellsTheRender(t *testing.T) {
+	f := newCMS(t)
+	id := f.page(nil)
+	r := f.P.Do(http.MethodPost, "/cms/webpages/"+id+"/actions/publish", f.Admin, nil)
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	wid := contract.RenderWorkflowID(f.P.Customer.ID, "webpage", id)
+	it := f.P.Temporal.GetWorkflowHistory(context.Background(), wid, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	signals := 0
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		if ev.GetEventType() == enums.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED {
+			signals++
+		}
+	}
+	assert.Equal(t, 2, signals, "the create's signal and the publish's")
 }
