@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"platform/kernel/render/xsstest"
 )
 
 // fuzzSeeds are bodies that reach every step; the XSS corpus is added too.
@@ -29,7 +31,7 @@ func FuzzRender(f *testing.F) {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
-	for _, v := range xssVectors(f) {
+	for _, v := range xsstest.Vectors() {
 		f.Add(v, false)
 	}
 	f.Fuzz(func(t *testing.T, body string, asHTML bool) {

@@ -1,8 +1,6 @@
 package render
 
 import (
-	"bufio"
-	"os"
 	"strings"
 	"testing"
 
@@ -10,27 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"platform/kernel/render/xsstest"
 )
 
-// xssVectors reads testdata/xss.txt: one vector a line, "#" comments.
-func xssVectors(t tester) []string {
-	t.Helper()
-	f, err := os.Open("testdata/xss.txt")
-	require.NoError(t, err)
-	defer f.Close()
-	var vectors []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if line := sc.Text(); line != "" && !strings.HasPrefix(line, "#") {
-			vectors = append(vectors, line)
-		}
-	}
-	require.NoError(t, sc.Err())
-	return vectors
-}
-
 func TestXSSCorpus(t *testing.T) {
-	vectors := xssVectors(t)
+	vectors := xsstest.Vectors()
 	require.GreaterOrEqual(t, len(vectors), 60)
 	for _, v := range vectors {
 		for _, format := range []string{Markdown, HTML} {

@@ -1,8 +1,6 @@
 package blocks
 
 import (
-	"bufio"
-	"os"
 	"strings"
 	"testing"
 
@@ -10,23 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"platform/kernel/resource"
-)
 
-// xssVectors reads kernel/render's corpus: one vector a line, "#" comments.
-func xssVectors(t *testing.T) []string {
-	f, err := os.Open("../../../kernel/render/testdata/xss.txt")
-	require.NoError(t, err)
-	defer f.Close()
-	var vectors []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if line := sc.Text(); line != "" && !strings.HasPrefix(line, "#") {
-			vectors = append(vectors, line)
-		}
-	}
-	require.NoError(t, sc.Err())
-	return vectors
-}
+	"platform/kernel/render/xsstest"
+)
 
 func isURL(f *resource.Field) bool { return f.Format == resource.FURL }
 
@@ -48,7 +32,7 @@ func poisoned(t *testing.T, v string) Input {
 }
 
 func TestXSSCorpusThroughEveryField(t *testing.T) {
-	vectors := xssVectors(t)
+	vectors := xsstest.Vectors()
 	require.GreaterOrEqual(t, len(vectors), 60)
 	for _, v := range vectors {
 		in := poisoned(t, v)
