@@ -161,6 +161,11 @@ func TestGenerateBlocks(t *testing.T) {
 			return given(f)
 		}, Method: "POST", Path: "/cms/webpages/{p}/actions/generate-blocks", Body: map[string]any{"libraryId": "{lib}", "topic": "x"},
 			Status: 502, Field: "blocks"},
+		{Name: "a number beyond a float is a 502", Given: func(f *cmsFixture) apitest.IDs {
+			srv.Queue(llmtest.Reply{Content: `{"blocks":[{"type":"text","body":"x","order":1e999}]}`})
+			return given(f)
+		}, Method: "POST", Path: "/cms/webpages/{p}/actions/generate-blocks", Body: map[string]any{"libraryId": "{lib}", "topic": "x"},
+			Status: 502, Field: "blocks"},
 		{Name: "more blocks than the library allows is a 502", Given: func(f *cmsFixture) apitest.IDs {
 			srv.Queue(llmtest.Reply{Content: `{"blocks":[` + strings.Repeat(`{"type":"text","body":"x"},`, 3) + `{"type":"text","body":"x"}]}`})
 			return given(f)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"platform/kernel/jsonlimit"
 	"platform/kernel/llm"
 	"platform/kernel/resource"
 	"platform/kernel/store"
@@ -127,13 +128,12 @@ func parseBlocks(text string, lib store.Doc, page store.Doc) ([]any, error) {
 	return list, nil
 }
 
-// decodeBlocks accepts {"blocks": [...]} or a bare array.
+// decodeBlocks accepts {"blocks": [...]} or a bare array, read as a
+// client's body is: bounded depth, finite numbers, one value.
 func decodeBlocks(text string) ([]any, error) {
-	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("the answer is not JSON: %s", err.Error())
+	v, err := jsonlimit.Decode([]byte(text))
+	if err != nil {
+		return nil, fmt.Errorf("the answer is not usable JSON: %s", err.Error())
 	}
 	if o, ok := v.(map[string]any); ok {
 		v = o["blocks"]
