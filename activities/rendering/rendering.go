@@ -78,9 +78,7 @@ func (a *Activities) signalAffected(ctx context.Context, kind string, in contrac
 	}
 	for i, id := range ids {
 		activity.RecordHeartbeat(ctx, i)
-		st := temporalx.Start{ID: contract.RenderWorkflowID(customer, kind, id), Workflow: contract.WorkflowRenderRecord,
-			Input: contract.RenderInput{Kind: kind, ID: id}, Attrs: contract.CustomerAttributes(customer)}
-		if err := a.Workflows.SignalOrStart(ctx, st, contract.SignalRenderChanged); err != nil {
+		if err := a.Workflows.SignalOrStart(ctx, temporalx.RenderRecord(customer, kind, id), contract.SignalRenderChanged); err != nil {
 			return i, err
 		}
 	}

@@ -41,9 +41,7 @@ func (d Deps) render(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	st := temporalx.Start{ID: contract.RenderWorkflowID(customer, pages.Kind, id), Workflow: contract.WorkflowRenderRecord,
-		Input: contract.RenderInput{Kind: pages.Kind, ID: id}, Attrs: contract.CustomerAttributes(customer)}
-	if err := d.Workflows.SignalOrStart(ctx, st, contract.SignalRenderChanged); err != nil {
+	if err := d.Workflows.SignalOrStart(ctx, temporalx.RenderRecord(customer, pages.Kind, id), contract.SignalRenderChanged); err != nil {
 		return resource.Unavailable("the page is saved but its render could not be scheduled; save it again").WithCause(err)
 	}
 	return nil
@@ -62,9 +60,8 @@ func (d Deps) renderUsers(ctx context.Context, snippet string) error {
 	if err != nil {
 		return err
 	}
-	st := temporalx.Start{ID: "render-affected-" + customer + "-" + store.NewID(), Workflow: contract.WorkflowRenderAffected,
-		Input: contract.AffectedInput{Kind: pages.Kind, Targets: []string{snippet}}, Attrs: contract.CustomerAttributes(customer)}
-	if _, err := d.Workflows.Once(ctx, st); err != nil {
+	in := contract.AffectedInput{Kind: pages.Kind, Targets: []string{snippet}}
+	if _, err := d.Workflows.Once(ctx, temporalx.RenderAffected(customer, in)); err != nil {
 		return resource.Unavailable("the snippet is saved but the pages that use it could not be re-rendered; save it again").WithCause(err)
 	}
 	return nil

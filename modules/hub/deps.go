@@ -50,9 +50,7 @@ func (d Deps) render(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	st := temporalx.Start{ID: contract.RenderWorkflowID(customer, wiki.Kind, id), Workflow: contract.WorkflowRenderRecord,
-		Input: contract.RenderInput{Kind: wiki.Kind, ID: id}, Attrs: contract.CustomerAttributes(customer)}
-	if err := d.Workflows.SignalOrStart(ctx, st, contract.SignalRenderChanged); err != nil {
+	if err := d.Workflows.SignalOrStart(ctx, temporalx.RenderRecord(customer, wiki.Kind, id), contract.SignalRenderChanged); err != nil {
 		return resource.Unavailable("the page is saved but its render could not be scheduled; save it again").WithCause(err)
 	}
 	return nil
@@ -76,9 +74,7 @@ func (d Deps) renderAffected(ctx context.Context, in contract.AffectedInput) err
 		// concerns every kind of rendered record (CMS pages too).
 		in.Kind = wiki.Kind
 	}
-	st := temporalx.Start{ID: "render-affected-" + customer + "-" + store.NewID(), Workflow: contract.WorkflowRenderAffected,
-		Input: in, Attrs: contract.CustomerAttributes(customer)}
-	if _, err := d.Workflows.Once(ctx, st); err != nil {
+	if _, err := d.Workflows.Once(ctx, temporalx.RenderAffected(customer, in)); err != nil {
 		return resource.Unavailable("the change is saved but the pages that use it could not be re-rendered; save it again").WithCause(err)
 	}
 	return nil
