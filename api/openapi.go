@@ -245,15 +245,11 @@ func fieldSchema(f *resource.Field, input bool) obj {
 	var s obj
 	switch f.Type {
 	case resource.TString:
-		max := f.MaxLen
-		if max == 0 {
-			max = resource.DefaultMaxLen
-		}
 		s = stringSchema(f, input)
 	case resource.TNumber:
-		s = obj{"type": "number"}
+		s = rangeSchema(obj{"type": "number"}, f.Range)
 	case resource.TInteger:
-		s = obj{"type": "integer"}
+		s = rangeSchema(obj{"type": "integer"}, f.Range)
 	case resource.TBool:
 		s = obj{"type": "boolean"}
 	case resource.TDate:
@@ -274,6 +270,12 @@ func fieldSchema(f *resource.Field, input bool) obj {
 			items = fieldSchema(f.Items, input)
 		}
 		s = obj{"type": "array", "items": items}
+		if f.MinItems > 0 {
+			s["minItems"] = f.MinItems
+		}
+		if f.MaxItems > 0 {
+			s["maxItems"] = f.MaxItems
+		}
 	default:
 		s = obj{}
 	}
@@ -296,6 +298,14 @@ func fieldSchema(f *resource.Field, input bool) obj {
 	}
 	if desc != "" {
 		s["description"] = desc
+	}
+	return s
+}
+
+// rangeSchema publishes a number field's bounds.
+func rangeSchema(s obj, r *resource.Range) obj {
+	if r != nil {
+		s["minimum"], s["maximum"] = r.Min, r.Max
 	}
 	return s
 }

@@ -90,6 +90,7 @@ const (
 	CodeType         = "validation.type"
 	CodeFormat       = "validation.format"
 	CodeEnum         = "validation.enum"
+	CodeRange        = "validation.range" // a number outside Range, an array outside MinItems..MaxItems
 	CodeReadOnly     = "validation.read_only"
 	CodeInvalid      = "validation.invalid"
 	CodeSyntax       = "validation.syntax" // submitted code does not compile (line, column)

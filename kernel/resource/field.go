@@ -32,18 +32,24 @@ const (
 
 // Field declares one field of a resource.
 type Field struct {
-	Name        string
-	Type        Type
-	Items       *Field  // element of an array
-	Fields      []Field // members of an object; none with FreeForm means any keys
-	Union       *Union  // an object whose fields depend on its tag (TObject)
-	FreeForm    bool    // object with tenant-defined keys (customCRM)
-	Required    bool
-	Enum        []string
-	Format      Format
-	MaxLen      int // strings; 0 = default limit
-	Description string
-	Default     any
+	Name     string
+	Type     Type
+	Items    *Field  // element of an array
+	Fields   []Field // members of an object; none with FreeForm means any keys
+	Union    *Union  // an object whose fields depend on its tag (TObject)
+	FreeForm bool    // object with tenant-defined keys (customCRM)
+	Required bool
+	Enum     []string
+	Format   Format
+	MaxLen   int // strings; 0 = default limit
+	// Range bounds a number or integer field, both ends included; nil
+	// leaves it unbounded (still finite: bodies refuse the rest).
+	Range *Range
+	// MinItems and MaxItems bound an array's length; 0 leaves that end
+	// open.
+	MinItems, MaxItems int
+	Description        string
+	Default            any
 
 	// ReadOnly fields are set by the platform; clients sending them get a
 	// 422. A Default is still given to new records (an initial state).
@@ -73,6 +79,12 @@ type Field struct {
 	// base), instead of per customer as with Unique.
 	UniqueWithin string
 }
+
+// Range is an inclusive numeric interval.
+type Range struct{ Min, Max float64 }
+
+// Between is the Range from min to max, both included.
+func Between(min, max float64) *Range { return &Range{Min: min, Max: max} }
 
 // DefaultMaxLen caps strings that declare no limit, so no field can hold a
 // document-sized value by accident.

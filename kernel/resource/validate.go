@@ -157,7 +157,7 @@ func (v *validator) number(f *Field, raw any, path string) (any, bool) {
 		return nil, false
 	}
 	if i, err := n.Int64(); err == nil {
-		return i, true
+		return i, v.inRange(f, float64(i), path)
 	}
 	if f.Type == TInteger {
 		v.fail(CodeType, path, "field %q must be a whole number", path)
@@ -165,7 +165,29 @@ func (v *validator) number(f *Field, raw any, path string) (any, bool) {
 	}
 	// Finite: bodies are decoded by jsonlimit.Decode, which refuses the rest.
 	x, _ := n.Float64()
-	return x, true
+	return x, v.inRange(f, x, path)
+}
+
+// inRange checks a number against the field's Range.
+func (v *validator) inRange(f *Field, x float64, path string) bool {
+	if f.Range == nil || (x >= f.Range.Min && x <= f.Range.Max) {
+		return true
+	}
+	v.fail(CodeRange, path, "field %q must be between %v and %v", path, f.Range.Min, f.Range.Max)
+	return false
+}
+
+// itemCount checks an array's length against MinItems and MaxItems.
+func (v *validator) itemCount(f *Field, n int, path string) bool {
+	switch {
+	case f.MinItems > 0 && n < f.MinItems:
+		v.fail(CodeRange, path, "field %q needs at least %d items", path, f.MinItems)
+	case f.MaxItems > 0 && n > f.MaxItems:
+		v.fail(CodeRange, path, "field %q holds at most %d items", path, f.MaxItems)
+	default:
+		return true
+	}
+	return false
 }
 
 func (v *validator) date(raw any, path string) (any, bool) {
@@ -213,6 +235,9 @@ func (v *validator) array(f *Field, raw any, path string, m mode) (any, bool) {
 	a, ok := raw.([]any)
 	if !ok {
 		v.fail(CodeType, path, "field %q must be an array", path)
+		return nil, false
+	}
+	if !v.itemCount(f, len(a), path) {
 		return nil, false
 	}
 	out := make([]any, 0, len(a))
