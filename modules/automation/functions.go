@@ -33,7 +33,7 @@ func Functions(d Deps) *resource.Resource {
 			{Name: "description", Type: resource.TString, MaxLen: 2000},
 			{Name: "code", Type: resource.TString, Required: true, MaxLen: MaxFunctionCode,
 				Description: "body of a function of one argument input that returns the output, e.g. return { sum: input.a + input.b }. The sandbox offers the ECMAScript built-ins and console.log only"},
-			{Name: "timeoutMs", Type: resource.TInteger, Default: int64(DefaultFunctionTimeoutMs), Description: "wall-clock limit of one call, 1 to 30000 ms"},
+			{Name: "timeoutMs", Type: resource.TInteger, Default: int64(DefaultFunctionTimeoutMs), Range: resource.Between(1, MaxFunctionTimeoutMs), Description: "wall-clock limit of one call in ms"},
 			{Name: "deployedVersion", Type: resource.TInteger, ReadOnly: true, Filter: true, Description: "the version invoke and pipelines run; 0: never deployed"},
 			{Name: "deployedAt", Type: resource.TDate, ReadOnly: true, Filter: true, Sort: true},
 			{Name: "undeployedChanges", Type: resource.TBool, ReadOnly: true, Filter: true, Description: "code or timeoutMs changed since the last deploy"},
@@ -55,9 +55,6 @@ func Functions(d Deps) *resource.Resource {
 
 func functionWrite(_ context.Context, w *resource.Write) error {
 	ms := int(store.Int(w.New["timeoutMs"]))
-	if ms < 1 || ms > MaxFunctionTimeoutMs {
-		return resource.Invalid(resource.FieldError(resource.CodeInvalid, "timeoutMs", "timeoutMs must be between 1 and %d", MaxFunctionTimeoutMs))
-	}
 	if w.Old == nil {
 		w.New["deployedVersion"] = int64(0)
 		w.New["undeployedChanges"] = true

@@ -33,13 +33,13 @@ func AILibraries() *resource.Resource {
 				Description: "the instructions for the model; {{topic}} is the action's topic, {{page.title}}, {{page.locale}} and {{page.slug}} the page's. " +
 					"The platform adds the block types' fields and the answer's JSON form itself"},
 			{Name: "blockTypes", Type: resource.TArray, Required: true, Items: &resource.Field{Type: resource.TString, Enum: generatable()},
-				Filter: true, Description: "the block types the model may propose (1 to 10 of them)"},
-			{Name: "maxBlocks", Type: resource.TInteger, Default: int64(10), Description: "the most blocks one call may add, 1 to 50"},
+				MinItems: 1, MaxItems: 10, Filter: true, Description: "the block types the model may propose"},
+			{Name: "maxBlocks", Type: resource.TInteger, Default: int64(10), Range: resource.Between(1, 50), Description: "the most blocks one call may add"},
 			{Name: "model", Type: resource.TObject, Description: "model settings; absent ones are the provider's defaults (PLATFORM_LLM_MODEL)",
 				Fields: []resource.Field{
 					{Name: "name", Type: resource.TString, MaxLen: 200, Description: "the provider's model name, such as gpt-4o-mini"},
-					{Name: "temperature", Type: resource.TNumber, Description: "0 to 2"},
-					{Name: "maxTokens", Type: resource.TInteger, Description: "the longest answer, 1 to 32768 tokens"},
+					{Name: "temperature", Type: resource.TNumber, Range: resource.Between(0, 2)},
+					{Name: "maxTokens", Type: resource.TInteger, Range: resource.Between(1, 32768), Description: "the longest answer in tokens"},
 				}},
 		},
 		DefaultSort: []store.SortField{{Field: "name"}},
@@ -47,30 +47,11 @@ func AILibraries() *resource.Resource {
 	}
 }
 
-// checkLibrary checks the bounds and the prompt's template paths.
+// checkLibrary checks the prompt's template paths (the declaration
+// bounds the rest).
 func checkLibrary(_ context.Context, w *resource.Write) error {
-	var errs []resource.ErrorEntry
-	fail := func(field, format string, args ...any) {
-		errs = append(errs, resource.FieldError(resource.CodeInvalid, field, format, args...))
-	}
-	if n := len(store.Strings(w.New["blockTypes"])); n < 1 || n > 10 {
-		fail("blockTypes", "name 1 to 10 block types (%d given)", n)
-	}
-	if n, _ := w.New["maxBlocks"].(int64); n < 1 || n > 50 {
-		fail("maxBlocks", "maxBlocks is 1 to 50")
-	}
-	model, _ := w.New["model"].(store.Doc)
-	if t, ok := asFloat(model["temperature"]); ok && (t < 0 || t > 2) {
-		fail("model.temperature", "the temperature is 0 to 2")
-	}
-	if n, ok := model["maxTokens"].(int64); ok && (n < 1 || n > 32768) {
-		fail("model.maxTokens", "maxTokens is 1 to 32768")
-	}
 	if err := checkPromptPaths(str(w.New["prompt"])); err != "" {
-		fail("prompt", "%s", err)
-	}
-	if len(errs) > 0 {
-		return resource.Invalid(errs...)
+		return resource.Invalid(resource.FieldError(resource.CodeInvalid, "prompt", "%s", err))
 	}
 	return nil
 }
