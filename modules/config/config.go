@@ -23,12 +23,17 @@ type Deps struct {
 	// Audit receives one record per decrypt; nil refuses decrypt (503), as
 	// decrypt is only allowed audited.
 	Audit trail.Writer
+	// Service reads the feature flags that evaluations compile; nil
+	// (declarations only) answers evaluations 503.
+	Service *resource.Service
 }
 
 // Module returns the config module's declaration.
 func Module(d Deps) *api.Module {
+	fl := newFlagEngine(d.Service)
 	return &api.Module{
 		Name: "config", HostLabel: "config", Version: Version,
-		Resources: []*resource.Resource{Credentials(d)},
+		Resources: []*resource.Resource{Credentials(d), Flags(fl), FlagRules(fl), FlagHistory()},
+		Routes:    fl.routes, Paths: flagPaths(),
 	}
 }
