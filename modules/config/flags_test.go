@@ -281,7 +281,9 @@ func TestFlagEvaluation(t *testing.T) {
 		{Name: "no context at all", Given: theme(), Method: "POST", Path: "/config/flags/{flag}/actions/evaluate", Status: 200,
 			Then: func(f *fixture, v apitest.IDs, r *testenv.Resp) { decided("grey", "DEFAULT", "")(f, v, r.Payload()) }},
 		{Name: "by id", Given: theme(), Method: "POST", Path: "/config/flags/{flagId}/actions/evaluate", Body: `{"context": {"country": "AT"}}`, Status: 200,
-			Then: func(f *fixture, v apitest.IDs, r *testenv.Resp) { decided("blue", "TARGETING_MATCH", "rule0")(f, v, r.Payload()) }},
+			Then: func(f *fixture, v apitest.IDs, r *testenv.Resp) {
+				decided("blue", "TARGETING_MATCH", "rule0")(f, v, r.Payload())
+			}},
 		{Name: "disabled flag", Given: givenFlag(with(colourFlag("off"), "enabled", false), map[string]any{"variant": "red"}),
 			Method: "POST", Path: "/config/flags/{flag}/actions/evaluate", Body: `{"context": {"country": "DE"}}`, Status: 200,
 			Then: func(f *fixture, v apitest.IDs, r *testenv.Resp) { decided("grey", "DISABLED", "")(f, v, r.Payload()) }},
@@ -362,7 +364,7 @@ func TestFlagCache(t *testing.T) {
 		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 		return r.Payload()["variant"].(string)
 	}
-	checking := config.NewFlagEvaluator(p.Service, 0)      // compares the counter on every evaluation
+	checking := config.NewFlagEvaluator(p.Service, 0)       // compares the counter on every evaluation
 	cached := config.NewFlagEvaluator(p.Service, time.Hour) // never within the test
 	evalThere := func(e *config.FlagEvaluator) string {
 		d, err := e.Evaluate(p.Ctx(), slug, ctx)
