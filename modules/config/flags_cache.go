@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,12 +64,12 @@ type compiled struct {
 	slugs   []string // sorted: the order of bulk answers
 }
 
-// flag finds a flag by slug or id.
+// flag finds a flag by slug or id (of any case, as record routes take it).
 func (c *compiled) flag(ref string) *flags.Flag {
-	if f := c.bySlug[ref]; f != nil {
-		return f
+	if store.ValidID(ref) {
+		return c.byID[strings.ToLower(ref)]
 	}
-	return c.byID[ref]
+	return c.bySlug[ref]
 }
 
 // compiledFor answers the customer's compiled flags: cached, checked against

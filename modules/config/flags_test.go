@@ -3,6 +3,7 @@ package config_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -283,6 +284,8 @@ func TestFlagEvaluation(t *testing.T) {
 		{Name: "by id", Given: theme(), Method: "POST", Path: "/config/flags/{flagId}/actions/evaluate", Body: `{"context": {"country": "AT"}}`, Status: 200,
 			Then: func(f *fixture, v apitest.IDs, r *testenv.Resp) {
 				decided("blue", "TARGETING_MATCH", "rule0")(f, v, r.Payload())
+				upper := f.P.Do("POST", "/config/flags/"+strings.ToUpper(v["flagId"])+"/actions/evaluate", f.Admin, map[string]any{"context": map[string]any{"country": "AT"}})
+				require.Equal(f.T, 200, upper.Status, "ids in any case, as record routes take them: %s", upper.Body)
 			}},
 		{Name: "disabled flag", Given: givenFlag(with(colourFlag("off"), "enabled", false), map[string]any{"variant": "red"}),
 			Method: "POST", Path: "/config/flags/{flag}/actions/evaluate", Body: `{"context": {"country": "DE"}}`, Status: 200,
