@@ -61,7 +61,7 @@ func Flags(e *flagEngine) *resource.Resource {
 			{Name: "toggle", Title: "switch the flag on when it is off, and off when it is on", Event: "toggled", Run: e.toggle},
 		},
 		DefaultSort: []store.SortField{{Field: "slug"}},
-		Hooks:       resource.Hooks{BeforeWrite: e.checkFlag, AfterWrite: e.flagWritten, AfterDelete: e.flagDeleted},
+		Hooks:       resource.Hooks{BeforeWrite: e.checkFlag, AfterWrite: e.flagWritten, BeforeDelete: e.deleteRules, AfterDelete: e.flagDeleted},
 	}
 }
 
@@ -163,7 +163,7 @@ func (e *flagEngine) checkFlagCount(ctx context.Context, s *resource.Service) er
 
 // checkRulesKeepVariants refuses to remove a variant a rule still serves.
 func (e *flagEngine) checkRulesKeepVariants(ctx context.Context, w *resource.Write, keys map[string]bool) error {
-	rules, err := w.Service.Store.Collection(FlagRulesCollection).Find(ctx, store.FindOptions{Filter: query.Eq("flag", str(w.Old["slug"])), Limit: MaxRulesPerFlag + 1})
+	rules, err := w.Service.Store.Collection(FlagRulesCollection).Find(ctx, store.FindOptions{Filter: query.Eq("flagId", str(w.Old["_id"])), Limit: MaxRulesPerFlag + 1})
 	if err != nil {
 		return resource.Unavailable("the flag's rules cannot be read now; try again").WithCause(err)
 	}
@@ -210,19 +210,24 @@ func (e *flagEngine) flagWritten(ctx context.Context, s *resource.Service, saved
 	return e.changed(ctx, s)
 }
 
-// flagDeleted deletes the flag's rules through the record service (each
-// with its event and history row), records the flag's deletion and tells
-// the caches.
-func (e *flagEngine) flagDeleted(ctx context.Context, s *resource.Service, old store.Doc) error {
+// deleteRules deletes the flag's rules through the record service (each
+// with its event and history row) before the flag goes: a failure leaves
+// the flag in place for the caller's retry, never rules without a flag.
+func (e *flagEngine) deleteRules(ctx context.Context, s *resource.Service, old store.Doc) error {
 	rules, err := s.Store.Collection(FlagRulesCollection).Find(ctx, store.FindOptions{Filter: query.Eq("flag", str(old["slug"]))})
 	if err != nil {
-		return resource.Unavailable("the flag is deleted but its rules cannot be read now; delete them through /flagrules").WithCause(err)
+		return resource.Unavailable("the flag's rules cannot be read now; try again").WithCause(err)
 	}
 	for _, r := range rules {
 		if _, err := s.Delete(ctx, e.rules, str(r["_id"])); err != nil && resource.KindOf(err) != resource.KindNotFound {
 			return err
 		}
 	}
+	return nil
+}
+
+// flagDeleted records the flag's deletion and tells the caches.
+func (e *flagEngine) flagDeleted(ctx context.Context, s *resource.Service, old store.Doc) error {
 	if err := e.history(ctx, s, historyFlag, old, nil); err != nil {
 		return err
 	}

@@ -192,9 +192,11 @@ func (e *flagEngine) compile(ctx context.Context, v int64) (*compiled, error) {
 	sort.Strings(c.slugs)
 	sortRules(rules)
 	for _, r := range rules {
-		f := c.bySlug[str(r["flag"])]
+		// By the flag's id, not its slug: a rule saved while its flag was
+		// being deleted must not join a later flag of the same slug.
+		f := c.byID[str(r["flagId"])]
 		if f == nil || r["enabled"] == false {
-			continue // switched off, or its flag is being deleted
+			continue
 		}
 		if rule, ok := e.compileRule(ctx, r); ok {
 			f.Rules = append(f.Rules, rule)

@@ -25,6 +25,7 @@ func FlagRules(e *flagEngine) *resource.Resource {
 		Fields: []resource.Field{
 			{Name: "flag", Type: resource.TString, Required: true, MaxLen: 100, Filter: true, Sort: true,
 				Description: "the slug of the flag the rule belongs to; fixed once created"},
+			{Name: "flagId", Type: resource.TObjectID, ReadOnly: true, Filter: true, Description: "the id of the flag, set by the platform"},
 			{Name: "name", Type: resource.TString, MaxLen: 200, Filter: true},
 			{Name: "description", Type: resource.TString, MaxLen: 2000},
 			{Name: "order", Type: resource.TInteger, Default: int64(0), Range: resource.Between(0, 1_000_000), Filter: true, Sort: true,
@@ -68,9 +69,10 @@ func (e *flagEngine) checkRule(ctx context.Context, w *resource.Write) error {
 	if err != nil {
 		return err
 	}
+	w.New["flagId"] = flag["_id"]
 	keys := map[string]bool{}
-	for _, v := range flag["variants"].([]any) {
-		keys[str(v.(map[string]any)["key"])] = true
+	for k := range compileFlag(flag).Variants {
+		keys[k] = true
 	}
 	if errs := ruleVariants(w.New, keys); len(errs) > 0 {
 		return resource.Invalid(errs...)

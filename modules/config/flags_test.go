@@ -391,3 +391,26 @@ func TestFlagCache(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, flags.ReasonDisabled, d.Reason)
 }
+
+// TestFlagRuleOfAnEarlierFlag: a rule left by an earlier flag of the same
+// slug (saved while that flag was being deleted) does not join the new
+// flag: rules belong to a flag by its id.
+func TestFlagRuleOfAnEarlierFlag(t *testing.T) {
+	f := newFlagsFixture(t)
+	p := f.P
+	slug := newSlug("again")
+	f.Create("/config/flags", colourFlag(slug))
+	stale := store.Doc{"flag": slug, "flagId": store.NewID(), "variant": "red", "order": int64(0), "enabled": true, "bucketBy": "targetingKey"}
+	_, err := p.Service.Insert(p.Ctx(), p.Registry.ByPlural(config.FlagRulesCollection), stale)
+	require.NoError(t, err)
+	f.Create("/config/flagrules", map[string]any{"flag": slug, "order": 5, "variant": "blue"})
+	r := p.Do("POST", "/config/flags/"+slug+"/actions/evaluate", f.Admin, nil)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	require.Equal(t, "blue", r.Payload()["variant"], "the stale rule (order 0) is not the flag's")
+
+	r = p.Do("DELETE", "/config/flags/"+slug, f.Admin, nil)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	n, err := p.Store.Collection(config.FlagRulesCollection).Count(p.Ctx(), query.Eq("flag", slug))
+	require.NoError(t, err)
+	require.Zero(t, n, "deleting the flag takes every rule of its slug")
+}
