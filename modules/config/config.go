@@ -1,6 +1,8 @@
 // Package config is the config module (host label config, mounted at
 // /config): so far the customers' credentials, stored encrypted (spec:
-// Config, "Secrets handled by the service"). Its path is modules/config;
+// Config, "Secrets handled by the service"), and feature flags with their
+// rules, history and evaluation (flags*.go, package config/flags; docs/
+// config-flags.md). Its path is modules/config;
 // the package name keeps it apart from platform/config (the settings).
 package config
 

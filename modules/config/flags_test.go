@@ -305,6 +305,13 @@ func TestFlagEvaluation(t *testing.T) {
 				bulk := f.P.Do("POST", "/config/flags/actions/evaluate", f.Admin, nil)
 				require.NotContains(f.T, string(bulk.Body), v["flag"])
 				require.Equal(f.T, 200, f.P.Do("POST", "/config/flags/"+v["flag"]+"/actions/evaluate", f.Other, nil).Status, "its own customer evaluates it")
+				for _, path := range []string{"/config/flags/" + v["flag"], "/config/flags/" + v["flagId"]} {
+					require.Equal(f.T, 404, f.P.Do("GET", path, f.Admin, nil).Status, path)
+				}
+				require.Equal(f.T, 404, f.P.Do("POST", "/config/flags/"+v["flag"]+"/actions/toggle", f.Admin, nil).Status)
+				rule := f.P.Do("POST", "/config/flagrules", f.Admin, map[string]any{"flag": v["flag"], "variant": "on"})
+				require.Equal(f.T, 422, rule.Status, "no rule for another customer's flag: %s", rule.Body)
+				require.Empty(f.T, f.P.Do("GET", "/config/flaghistory?flag="+v["flag"], f.Admin, nil).List())
 			}},
 		{Name: "without the evaluate right", Given: theme(), Method: "POST", Path: "/config/flags/{flag}/actions/evaluate",
 			Scopes: []string{"config.flags.view", "config.flags.edit"}, Status: 403},
