@@ -109,7 +109,7 @@ func (e *flagEngine) load(ctx context.Context, customer string, v int64, gen uin
 	e.mu.RLock()
 	c := e.cache[customer]
 	e.mu.RUnlock()
-	if c != nil && c.version >= v && e.gen.Load() == gen {
+	if c != nil && c.version == v && e.gen.Load() == gen {
 		return c, nil // another caller loaded meanwhile
 	}
 	c, err := e.compile(ctx, v)

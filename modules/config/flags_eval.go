@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"net/http"
 
 	"platform/api"
@@ -84,7 +85,8 @@ func evaluationBody(req *api.Request, bulk bool) (flags.Context, map[string]bool
 		return nil, nil, resource.Invalid(resource.FieldError(resource.CodeType, "context", "context must be an object of attributes, such as {\"targetingKey\": \"user-42\", \"country\": \"DE\"}"))
 	}
 	ctx, err := flags.NewContext(raw)
-	if ce, isCtx := err.(*flags.ContextError); isCtx {
+	var ce *flags.ContextError
+	if errors.As(err, &ce) {
 		return nil, nil, resource.Invalid(resource.FieldError(resource.CodeInvalid, ce.Path, "%s", ce.Error()))
 	}
 	return ctx, only, err
