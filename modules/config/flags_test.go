@@ -421,3 +421,58 @@ func TestFlagRuleOfAnEarlierFlag(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, n, "deleting the flag takes every rule of its slug")
 }
+
+// TestFlagCacheUnderWrites: evaluations running while the flag toggles
+// always answer one of the flag's two states, and the last state once
+// the writes stop (run with -race, as make test does).
+func TestFlagCacheUnderWrites(t *testing.T) {
+	f := newFlagsFixture(t)
+	p := f.P
+	slug := newSlug("busy")
+	f.Create("/config/flags", onOffFlag(slug))
+	f.Create("/config/flagrules", map[string]any{"flag": slug, "variant": "on"})
+	other := config.NewFlagEvaluator(p.Service, 0)
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	for i := 0; i < 4; i++ {
+		go func(i int) {
+			for {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				var reason flags.Reason
+				if i%2 == 0 {
+					r := p.Do("POST", "/config/flags/"+slug+"/actions/evaluate", f.Admin, nil)
+					reason = flags.Reason(fmt.Sprint(r.Payload()["reason"]))
+				} else {
+					d, err := other.Evaluate(p.Ctx(), slug, nil)
+					if err != nil {
+						errs <- err
+						return
+					}
+					reason = d.Reason
+				}
+				if reason != flags.ReasonTargetingMatch && reason != flags.ReasonDisabled {
+					errs <- fmt.Errorf("reason %q", reason)
+					return
+				}
+			}
+		}(i)
+	}
+	for i := 0; i < 9; i++ {
+		r := p.Do("POST", "/config/flags/"+slug+"/actions/toggle", f.Admin, nil)
+		require.Equal(t, 200, r.Status, string(r.Body))
+	}
+	close(stop)
+	for i := 0; i < 4; i++ {
+		require.NoError(t, <-errs)
+	}
+	r := p.Do("POST", "/config/flags/"+slug+"/actions/evaluate", f.Admin, nil)
+	require.Equal(t, "DISABLED", r.Payload()["reason"], "nine toggles leave it off")
+	d, err := other.Evaluate(p.Ctx(), slug, nil)
+	require.NoError(t, err)
+	require.Equal(t, flags.ReasonDisabled, d.Reason)
+}
