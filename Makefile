@@ -14,7 +14,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # and //workflowcheck:ignore comments, each with its reason.
 WORKFLOWCHECK := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
-.PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks bench-pipelines bench-dispatch bench-tracking bench-newsletters bench-hub bench-cms
+.PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks bench-pipelines bench-dispatch bench-tracking bench-newsletters bench-hub bench-cms bench-flags
 
 run: build ## everything in one process on the embedded defaults (./data)
 	$(BIN) dev
@@ -64,6 +64,9 @@ bench-hub: build ## wiki page render, unchanged re-render and search over 10,000
 
 bench-cms: build ## web page render (40 blocks), unchanged re-render, publish and the site against a get by id, both stores
 	./test/with-infra.sh $(GO) test -run '^$$' -bench 'CMS' -benchtime 200x -timeout 30m ./test/bench/
+
+bench-flags: build ## flag evaluations/s over HTTP (one flag, bulk of 50) against a get by id, both stores, and in process, same run
+	./test/with-infra.sh $(GO) test -run '^$$' -bench 'Flags' -benchtime 3s -timeout 30m ./test/bench/
 
 bench-tracking: build ## open pixel and click redirect requests/s against a get by id, both stores, same run
 	./test/with-infra.sh $(GO) test -run '^$$' -bench 'Tracking' -benchtime 2000x -timeout 30m ./test/bench/

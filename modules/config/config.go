@@ -1,6 +1,8 @@
 // Package config is the config module (host label config, mounted at
 // /config): so far the customers' credentials, stored encrypted (spec:
-// Config, "Secrets handled by the service"). Its path is modules/config;
+// Config, "Secrets handled by the service"), and feature flags with their
+// rules, history and evaluation (flags*.go, package config/flags; docs/
+// config-flags.md). Its path is modules/config;
 // the package name keeps it apart from platform/config (the settings).
 package config
 
@@ -23,12 +25,17 @@ type Deps struct {
 	// Audit receives one record per decrypt; nil refuses decrypt (503), as
 	// decrypt is only allowed audited.
 	Audit trail.Writer
+	// Service reads the feature flags that evaluations compile; nil
+	// (declarations only) answers evaluations 503.
+	Service *resource.Service
 }
 
 // Module returns the config module's declaration.
 func Module(d Deps) *api.Module {
+	fl := newFlagEngine(d.Service)
 	return &api.Module{
 		Name: "config", HostLabel: "config", Version: Version,
-		Resources: []*resource.Resource{Credentials(d)},
+		Resources: []*resource.Resource{Credentials(d), Flags(fl), FlagRules(fl), FlagHistory()},
+		Routes:    fl.routes, Paths: flagPaths(),
 	}
 }
