@@ -6,6 +6,7 @@ package config
 
 import (
 	"platform/api"
+	"platform/kernel/outbound"
 	"platform/kernel/resource"
 	"platform/modules/audit/trail"
 	"platform/modules/config/credentials"
@@ -23,12 +24,16 @@ type Deps struct {
 	// Audit receives one record per decrypt; nil refuses decrypt (503), as
 	// decrypt is only allowed audited.
 	Audit trail.Writer
+	// Outbound guards the notification channels' calls (the test action
+	// of notificationroutes); nil refuses them.
+	Outbound *outbound.Guard
 }
 
 // Module returns the config module's declaration.
 func Module(d Deps) *api.Module {
 	return &api.Module{
 		Name: "config", HostLabel: "config", Version: Version,
-		Resources: []*resource.Resource{Credentials(d)},
+		Resources: []*resource.Resource{Credentials(d),
+			NotificationChannels(d), NotificationTemplates(d), NotificationRoutes(d), NotificationDeliveries()},
 	}
 }
