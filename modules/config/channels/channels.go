@@ -96,9 +96,8 @@ const (
 
 var kinds = map[string]Kind{}
 
-func register(k Kind) Kind {
+func register(k Kind) {
 	kinds[k.Name()] = k
-	return k
 }
 
 // Lookup finds a kind by name.

@@ -28,51 +28,60 @@ func (c *chat) Send(ctx context.Context, env *Env, t Target, m Message) error {
 	return env.do(ctx, req)
 }
 
-var (
-	_ Kind = (*chat)(nil)
+var _ Kind = (*chat)(nil)
 
-	// Slack: https://api.slack.com/messaging/webhooks, {"text": ...}.
-	slack = register(&chat{name: KindSlack, settings: []Setting{webhookURL},
-		payload: func(_ Target, m Message) any { return map[string]any{"text": chatText(m)} }})
+func init() {
+	for _, k := range chatKinds() {
+		register(k)
+	}
+}
 
-	// Discord: https://discord.com/developers/docs/resources/webhook#execute-webhook,
-	// {"content": ...} of at most 2,000 characters, an optional username.
-	discord = register(&chat{name: KindDiscord,
-		settings: []Setting{webhookURL, {Name: "username", Type: TypeString, Check: maxRunes(80), Description: "the name the message is posted under"}},
-		payload: func(t Target, m Message) any {
-			p := map[string]any{"content": truncate(chatText(m), 2000)}
-			if u := str(t.Settings, "username"); u != "" {
-				p["username"] = u
-			}
-			return p
-		}})
+// chatKinds are the kinds posting to incoming webhooks.
+func chatKinds() []*chat {
+	return []*chat{
+		// Slack: https://api.slack.com/messaging/webhooks, {"text": ...}.
+		{name: KindSlack, settings: []Setting{webhookURL},
+			payload: func(_ Target, m Message) any { return map[string]any{"text": chatText(m)} }},
 
-	// Mattermost: https://developers.mattermost.com/integrate/webhooks/incoming/,
-	// {"text": ...} with optional channel and username overrides.
-	mattermost = register(&chat{name: KindMattermost,
-		settings: []Setting{webhookURL,
-			{Name: "channel", Type: TypeString, Check: maxRunes(64), Description: "the channel to post to instead of the webhook's own"},
-			{Name: "username", Type: TypeString, Check: maxRunes(64), Description: "the name the message is posted under"}},
-		payload: func(t Target, m Message) any {
-			p := map[string]any{"text": chatText(m)}
-			for _, k := range []string{"channel", "username"} {
-				if v := str(t.Settings, k); v != "" {
-					p[k] = v
+		// Discord: https://discord.com/developers/docs/resources/webhook#execute-webhook,
+		// {"content": ...} of at most 2,000 characters, an optional username.
+		{name: KindDiscord,
+			settings: []Setting{webhookURL, {Name: "username", Type: TypeString, Check: maxRunes(80), Description: "the name the message is posted under"}},
+			payload: func(t Target, m Message) any {
+				p := map[string]any{"content": truncate(chatText(m), 2000)}
+				if u := str(t.Settings, "username"); u != "" {
+					p["username"] = u
 				}
-			}
-			return p
-		}})
+				return p
+			}},
 
-	// Google Chat: https://developers.google.com/workspace/chat/quickstart/webhooks,
-	// {"text": ...}.
-	googleChat = register(&chat{name: KindGoogleChat, settings: []Setting{webhookURL},
-		payload: func(_ Target, m Message) any { return map[string]any{"text": chatText(m)} }})
+		// Mattermost: https://developers.mattermost.com/integrate/webhooks/incoming/,
+		// {"text": ...} with optional channel and username overrides.
+		{name: KindMattermost,
+			settings: []Setting{webhookURL,
+				{Name: "channel", Type: TypeString, Check: maxRunes(64), Description: "the channel to post to instead of the webhook's own"},
+				{Name: "username", Type: TypeString, Check: maxRunes(64), Description: "the name the message is posted under"}},
+			payload: func(t Target, m Message) any {
+				p := map[string]any{"text": chatText(m)}
+				for _, k := range []string{"channel", "username"} {
+					if v := str(t.Settings, k); v != "" {
+						p[k] = v
+					}
+				}
+				return p
+			}},
 
-	// Microsoft Teams: an incoming webhook of a Teams workflow (the
-	// Office 365 connectors are retired) takes a message with an Adaptive
-	// Card attachment: https://learn.microsoft.com/microsoftteams/platform/webhooks-and-connectors/how-to/add-incoming-webhook.
-	teams = register(&chat{name: KindTeams, settings: []Setting{webhookURL}, payload: teamsCard})
-)
+		// Google Chat: https://developers.google.com/workspace/chat/quickstart/webhooks,
+		// {"text": ...}.
+		{name: KindGoogleChat, settings: []Setting{webhookURL},
+			payload: func(_ Target, m Message) any { return map[string]any{"text": chatText(m)} }},
+
+		// Microsoft Teams: an incoming webhook of a Teams workflow (the
+		// Office 365 connectors are retired) takes a message with an Adaptive
+		// Card attachment: https://learn.microsoft.com/microsoftteams/platform/webhooks-and-connectors/how-to/add-incoming-webhook.
+		{name: KindTeams, settings: []Setting{webhookURL}, payload: teamsCard},
+	}
+}
 
 func teamsCard(_ Target, m Message) any {
 	var body []any
