@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"platform/kernel/events"
+	"platform/kernel/obs"
 	"platform/kernel/query"
 	"platform/kernel/settings"
 	"platform/kernel/store"
@@ -73,8 +74,8 @@ var notificationRights = []string{
 
 // notifyPlatform runs a worker, lets the channels reach local servers and
 // retries a failing notification 3 times, 100 ms apart at first.
-func notifyPlatform(t *testing.T) (*testenv.Platform, string) {
-	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *settings.Config) {
+func notifyPlatform(t *testing.T, logs *testenv.SyncBuffer) (*testenv.Platform, string) {
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Logger: obs.NewLogger(logs, "debug"), Configure: func(c *settings.Config) {
 		c.OutboundAllow = []string{"127.0.0.1"}
 		c.NotifyAttempts, c.NotifyFirstRetry = 3, 100*time.Millisecond
 	}})
@@ -91,7 +92,8 @@ func create(t *testing.T, p *testenv.Platform, tok, path string, body map[string
 
 func TestNotifications(t *testing.T) {
 	t.Parallel()
-	p, tok := notifyPlatform(t)
+	logs := &testenv.SyncBuffer{}
+	p, tok := notifyPlatform(t, logs)
 	ok := startChat(t, http.StatusOK)
 	tpl := create(t, p, tok, "/config/notificationtemplates", map[string]any{"name": "signup", "kind": "slack",
 		"subject": "New consumer", "body": "{{data.email}} signed up ({{event.name}})"})
@@ -196,6 +198,8 @@ func TestNotifications(t *testing.T) {
 	})
 
 	t.Run("routed notifications", func(t *testing.T) { routed(t, p, tok, ok, tpl, ch) })
+	require.NotContains(t, logs.String(), hookToken, "no secret in the logs")
+	require.Contains(t, logs.String(), "notification not sent", "the failures were logged")
 }
 
 // routed: a consumer written → the route matches → the Slack-shaped
@@ -236,6 +240,15 @@ func routed(t *testing.T, p *testenv.Platform, tok string, ok *chatServer, tpl, 
 	require.Contains(t, rec["lastError"], "503")
 	require.Len(t, down.received(), 3, "sent 3 times")
 	p.AwaitWorkflow(contract.NotificationWorkflowID(failing, fail))
+
+	gone := startChat(t, http.StatusNotFound)
+	goneCh := create(t, p, tok, "/config/notificationchannels", map[string]any{"name": "gone", "kind": "slack", "secrets": map[string]any{"webhookUrl": gone.URL}})
+	goneRoute := create(t, p, tok, "/config/notificationroutes", map[string]any{"name": "gone", "event": "consumers.created",
+		"filter": map[string]any{"email": "gone@example.com"}, "template": tpl, "channel": goneCh})
+	g := consumerEvent(t, p, tok, "gone@example.com")
+	rec = p.EventuallyStored(notification.Deliveries, notification.DeliveryID(goneRoute, g), func(d store.Doc) bool { return d["status"] == "failed" }, "404 recorded failed")
+	require.EqualValues(t, 1, rec["attempts"], "a 404 is not retried")
+	require.Len(t, gone.received(), 1)
 
 	in := consumerEvent(t, p, tok, "inapp@example.com")
 	p.EventuallyStored(notification.Deliveries, notification.DeliveryID(inappRoute, in), func(d store.Doc) bool { return d["status"] == "delivered" }, "in-app delivered")
