@@ -111,7 +111,11 @@ func (a *Activities) SendNotification(ctx context.Context, in contract.SendNotif
 	if err != nil {
 		return a.failed(ctx, id, in, parts, err)
 	}
-	if err := a.record(ctx, id, in, parts, ev, store.Doc{"status": notification.StatusPending}); err != nil {
+	set := store.Doc{} // a retry leaves the status at retrying
+	if activity.GetInfo(ctx).Attempt == 1 {
+		set["status"] = notification.StatusPending
+	}
+	if err := a.record(ctx, id, in, parts, ev, set); err != nil {
 		return err
 	}
 	if err := sender.Send(ctx, customer, parts, ev); err != nil {

@@ -229,6 +229,10 @@ func routed(t *testing.T, p *testenv.Platform, tok string, ok *chatServer, tpl, 
 	r := p.Do("GET", "/config/notificationdeliveries?route="+vip, tok, nil)
 	require.Equal(t, 200, r.Status, string(r.Body))
 	require.Len(t, r.List(), 1)
+	r = p.Do("GET", "/config/notificationroutes/"+vip+"/deliveries", tok, nil)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	require.Len(t, r.List(), 1)
+	require.Equal(t, "delivered", r.List()[0]["status"])
 
 	p.EventuallyStored(events.Collection, bob, func(d store.Doc) bool { return d["dispatched"] == true }, "bob's event dispatched")
 	_, err := p.Store.Collection(notification.Deliveries).Get(p.Ctx(), notification.DeliveryID(vip, bob))
