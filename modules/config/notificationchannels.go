@@ -51,11 +51,11 @@ func (h *channelHandlers) beforeWrite(ctx context.Context, w *resource.Write) er
 	raw, sent := w.New[notification.SecretsField]
 	kept := sent && w.Old != nil && reflect.DeepEqual(raw, w.Old[notification.SecretsField])
 	if kept && w.Old["kind"] != kindName {
-		if sealed, _ := raw.(map[string]any); len(sealed) > 0 {
+		if sealed, _ := raw.(map[string]any); len(sealed) > 0 && hasSecrets(kind) {
 			return resource.Invalid(resource.FieldError(resource.CodeRequired, notification.SecretsField,
 				"the kind changed from %v to %s: send the secrets of a %s channel", w.Old["kind"], kindName, kindName))
 		}
-		kept = false
+		kept, raw = false, nil // the old kind's sealed secrets are dropped
 	}
 	var secrets map[string]any
 	if !kept {
@@ -107,4 +107,14 @@ func problems(ps []channels.Problem) []api.ErrorEntry {
 		out = append(out, resource.FieldError(codes[p.Code], p.Field, "%s", p.Message))
 	}
 	return out
+}
+
+// hasSecrets says whether a kind declares secret settings.
+func hasSecrets(k channels.Kind) bool {
+	for _, s := range k.Settings() {
+		if s.Secret {
+			return true
+		}
+	}
+	return false
 }

@@ -130,6 +130,10 @@ func TestNotifications(t *testing.T) {
 		}
 		r = p.Do("PATCH", "/config/notificationchannels/"+ch, tok, map[string]any{"kind": "teams"})
 		require.Equal(t, 422, r.Status, "a new kind needs its secrets: %s", r.Body)
+		moved := create(t, p, tok, "/config/notificationchannels", map[string]any{"name": "moved", "kind": "discord", "secrets": map[string]any{"webhookUrl": "https://discord.example/api/webhooks/1/x"}})
+		r = p.Do("PATCH", "/config/notificationchannels/"+moved, tok, map[string]any{"kind": "inapp", "settings": map[string]any{"recipients": []any{p.Admin.ID}}})
+		require.Equal(t, 200, r.Status, "a kind without secrets drops the old ones: %s", r.Body)
+		require.NotContains(t, p.Stored(notification.Channels, moved), "secrets")
 	})
 
 	t.Run("template syntax errors are 422", func(t *testing.T) {
