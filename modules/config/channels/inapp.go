@@ -28,8 +28,6 @@ var _ Kind = inapp{}
 
 var userIDRE = regexp.MustCompile(`^[0-9a-f]{24}$`)
 
-var errNoOutbound = errors.New("outbound calls are not configured in this process")
-
 func init() { register(inapp{}) }
 
 func (inapp) Name() string { return KindInApp }

@@ -2,13 +2,16 @@ package channels
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strconv"
 
 	"platform/kernel/notify"
 )
 
-// mail sends over SMTP with kernel/notify's Mailer (STARTTLS by default,
+var errNoOutbound = errors.New("outbound calls are not configured in this process")
+
+// mailKind sends over SMTP with kernel/notify's Mailer (STARTTLS by default,
 // AUTH when a username is set), one message to all recipients, through the
 // outbound guard's dialer.
 type mailKind struct{}
@@ -34,14 +37,14 @@ func (mailKind) Settings() []Setting {
 }
 
 func (mailKind) Send(ctx context.Context, env *Env, t Target, m Message) error {
+	if env.Dial == nil {
+		return notify.Permanent(errNoOutbound)
+	}
 	port, _ := number(t.Settings["port"])
 	ml := &notify.Mailer{
 		Addr: net.JoinHostPort(str(t.Settings, "host"), strconv.Itoa(int(port))),
 		From: str(t.Settings, "from"), Username: str(t.Settings, "username"), Password: str(t.Secrets, "password"),
 		TLS: str(t.Settings, "tls"), HELO: str(t.Settings, "helo"), Timeout: env.timeout(), DialContext: env.Dial,
-	}
-	if env.Dial == nil {
-		return notify.Permanent(errNoOutbound)
 	}
 	return ml.Send(ctx, notify.Message{Channel: notify.ChannelMail, To: strs(t.Settings, "to"), Subject: m.Subject, Body: m.Body,
 		MessageID: messageID(m.DeliveryID, str(t.Settings, "from"))})

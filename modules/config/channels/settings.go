@@ -35,9 +35,8 @@ const (
 
 // Bounds of settings.
 const (
-	MaxRecipients  = 50
-	MaxSettingLen  = 2048
-	MinSigningLen  = 16
+	MaxRecipients  = 50   // items of a list setting (to, recipients)
+	MaxSettingLen  = 2048 // bytes of one string setting
 	maxStringItems = MaxRecipients
 )
 
