@@ -12,6 +12,7 @@ import (
 	"platform/activities/delivery"
 	"platform/activities/maintenance"
 	"platform/activities/newsletters"
+	"platform/activities/notifications"
 	"platform/activities/pipelines"
 	"platform/activities/rendering"
 	"platform/activities/system"
@@ -29,9 +30,10 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 	t.Parallel()
 	r := &recorder{}
 	worker.Register(r, worker.Activities{System: &system.Activities{}, Delivery: &delivery.Activities{}, Pipelines: &pipelines.Activities{}, Maintenance: &maintenance.Activities{},
-		Coupons: &coupons.Activities{}, Newsletters: &newsletters.Activities{}, Rendering: &rendering.Activities{}})
+		Coupons: &coupons.Activities{}, Newsletters: &newsletters.Activities{}, Rendering: &rendering.Activities{},
+		Notifications: &notifications.Activities{}})
 	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "WebhookRetrier", "PipelineRun", "FireTrigger", "OAuthSweep", "Retention",
-		"CouponExpiry", "NewsletterSend", "RenderRecord", "RenderAffected"}, r.workflows)
+		"CouponExpiry", "NewsletterSend", "RenderRecord", "RenderAffected", "NotificationDelivery"}, r.workflows)
 	require.ElementsMatch(t, []string{
 		"SelfCheck", "ReportBug",
 		"EventTargets", "LaunchEventRuns", "MarkDispatched", "DeliverWebhook", "SettleDelivery", "RetryDueDeliveries",
@@ -40,6 +42,7 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 		"CouponDeadline", "ExpireCoupon",
 		"CheckNewsletter", "BeginNewsletter", "SendNewsletterPage", "FinishNewsletter",
 		"Render", "SignalAffectedRenders",
+		"SendNotification", "SettleNotification",
 	}, r.activities)
 }
 

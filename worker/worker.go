@@ -14,6 +14,7 @@ import (
 	"platform/activities/delivery"
 	"platform/activities/maintenance"
 	"platform/activities/newsletters"
+	"platform/activities/notifications"
 	"platform/activities/pipelines"
 	"platform/activities/rendering"
 	"platform/activities/system"
@@ -33,6 +34,8 @@ type Activities struct {
 	Coupons     *coupons.Activities
 	Newsletters *newsletters.Activities
 	Rendering   *rendering.Activities
+	// Notifications send routed notifications.
+	Notifications *notifications.Activities
 }
 
 // Register registers every workflow and the activities of acts under
@@ -60,6 +63,12 @@ func Register(r sdkworker.Registry, acts Activities) {
 	if acts.Rendering != nil {
 		registerActivities(r, renderActivities(acts.Rendering))
 	}
+	if acts.Notifications != nil {
+		registerActivities(r, []named{
+			{contract.ActivitySendNotification, acts.Notifications.SendNotification},
+			{contract.ActivitySettleNotification, acts.Notifications.SettleNotification},
+		})
+	}
 }
 
 // RegisterWorkflows registers every workflow under its contract name; the
@@ -78,6 +87,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 		{contract.WorkflowNewsletterSend, workflows.NewsletterSend},
 		{contract.WorkflowRenderRecord, workflows.RenderRecord},
 		{contract.WorkflowRenderAffected, workflows.RenderAffected},
+		{contract.WorkflowNotificationDelivery, workflows.NotificationDelivery},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
 	}

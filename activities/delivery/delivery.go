@@ -30,6 +30,9 @@ type Activities struct {
 	Vault Opener
 	// Launcher starts the runs events trigger; nil starts none.
 	Launcher Launcher
+	// Notifications starts the notifications events' routes select; nil
+	// starts none.
+	Notifications EventRouter
 	// Records is the record service the platform's own changes of
 	// webhook records go through (the deactivation after a 410); nil
 	// fails such a change.
@@ -54,6 +57,12 @@ type Activities struct {
 // (credentials.Vault).
 type Opener interface {
 	Open(customer, recordID string, sealed store.Doc) (map[string]any, error)
+}
+
+// EventRouter starts the deliveries of the notification routes that
+// select an event (notifications.Activities); load reads its data.
+type EventRouter interface {
+	RouteEvent(ctx context.Context, eventID, name string, load func() (map[string]any, error)) error
 }
 
 // Launcher writes a run record and starts its run (runs.Launcher).

@@ -19,13 +19,6 @@ import (
 // from the event and the pipeline, so a repeated dispatch starts nothing
 // twice.
 func (a *Activities) LaunchEventRuns(ctx context.Context, in contract.LaunchEventRunsInput) (contract.LaunchedRuns, error) {
-	if a.Launcher == nil {
-		return contract.LaunchedRuns{}, nil
-	}
-	pipes, err := a.Store.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Filter: query.Eq("active", true)})
-	if err != nil || len(pipes) == 0 {
-		return contract.LaunchedRuns{}, err
-	}
 	var ev *Event
 	load := func() (*Event, error) {
 		if ev == nil {
@@ -36,6 +29,18 @@ func (a *Activities) LaunchEventRuns(ctx context.Context, in contract.LaunchEven
 			ev = &e
 		}
 		return ev, nil
+	}
+	// Notification routes are matched like triggers, with the same lazily
+	// read event (docs/config-notifications.md).
+	if err := a.routeNotifications(ctx, in, load); err != nil {
+		return contract.LaunchedRuns{}, err
+	}
+	if a.Launcher == nil {
+		return contract.LaunchedRuns{}, nil
+	}
+	pipes, err := a.Store.Collection(runs.Pipelines).Find(ctx, store.FindOptions{Filter: query.Eq("active", true)})
+	if err != nil || len(pipes) == 0 {
+		return contract.LaunchedRuns{}, err
 	}
 	triggers := map[string]bool{} // reusable event triggers that select the event
 	var out contract.LaunchedRuns
@@ -77,6 +82,20 @@ func (a *Activities) LaunchEventRuns(ctx context.Context, in contract.LaunchEven
 		out.Runs = append(out.Runs, id)
 	}
 	return out, nil
+}
+
+// routeNotifications starts the notifications the event's routes select.
+func (a *Activities) routeNotifications(ctx context.Context, in contract.LaunchEventRunsInput, load func() (*Event, error)) error {
+	if a.Notifications == nil {
+		return nil
+	}
+	return a.Notifications.RouteEvent(ctx, in.EventID, in.Event, func() (map[string]any, error) {
+		e, err := load()
+		if err != nil {
+			return nil, err
+		}
+		return e.Data, nil
+	})
 }
 
 // selects reports whether a pipeline's trigger selects the event.

@@ -42,6 +42,10 @@ type Mailer struct {
 	// TLSConfig overrides the TLS settings (e.g. a private CA); its
 	// ServerName defaults to the host of Addr.
 	TLSConfig *tls.Config
+
+	// DialContext, when set, opens the connection (the outbound guard's,
+	// for an SMTP server a tenant configured); nil dials directly.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Send delivers m as one mail. SMTP 5xx replies are permanent errors, 4xx
@@ -164,6 +168,9 @@ func (ml *Mailer) client(timeout time.Duration) (*gomail.Client, error) {
 		opts = append(opts, gomail.WithSSL())
 	default:
 		return nil, fmt.Errorf("TLS mode %q: want none, starttls or tls", ml.TLS)
+	}
+	if ml.DialContext != nil {
+		opts = append(opts, gomail.WithDialContextFunc(ml.DialContext))
 	}
 	if ml.HELO != "" {
 		opts = append(opts, gomail.WithHELO(ml.HELO))

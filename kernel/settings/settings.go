@@ -45,6 +45,8 @@ type Config struct {
 	RateWindow                                                             time.Duration
 	OutboundAllow                                                          []string
 	WebhookTimeout                                                         time.Duration // one webhook delivery attempt
+	NotifyAttempts                                                         int           // attempts of one routed notification
+	NotifyFirstRetry                                                       time.Duration // wait before its first retry; doubles per retry
 	PipelineChainMax                                                       int           // pipeline runs in an event's causation chain
 	CronMinInterval                                                        time.Duration // the shortest interval cron triggers may fire at
 	AdminPassword                                                          string
@@ -200,6 +202,8 @@ func settings() []setting {
 		{"PLATFORM_RATE_WINDOW", "rate-window", "1m", "rate-limit window", func(c *Config, v string) (err error) { c.RateWindow, err = duration(v); return }},
 		{"PLATFORM_OUTBOUND_ALLOW", "outbound-allow", "", "hosts, host:port or CIDRs outbound calls may reach although private", func(c *Config, v string) error { c.OutboundAllow = splitList(v); return allowList(c.OutboundAllow) }},
 		{"PLATFORM_WEBHOOK_TIMEOUT", "webhook-timeout", "10s", "time-out of one webhook delivery attempt (at most 4m)", func(c *Config, v string) (err error) { c.WebhookTimeout, err = atMost(v, MaxWebhookTimeout); return }},
+		{"PLATFORM_NOTIFY_ATTEMPTS", "notify-attempts", "6", "attempts of one routed notification before it is recorded failed", func(c *Config, v string) (err error) { c.NotifyAttempts, err = positive(v); return }},
+		{"PLATFORM_NOTIFY_FIRST_RETRY", "notify-first-retry", "10s", "wait before a routed notification's first retry; it doubles per retry, up to 10m", func(c *Config, v string) (err error) { c.NotifyFirstRetry, err = duration(v); return }},
 		{"PLATFORM_WEBHOOK_LANE_CONCURRENCY", "webhook-lane-concurrency", "16", "first delivery attempts one dispatcher makes at once to one webhook", func(c *Config, v string) (err error) { c.WebhookLaneConcurrency, err = positive(v); return }},
 		{"PLATFORM_WEBHOOK_CUSTOMER_CONCURRENCY", "webhook-customer-concurrency", "128", "first delivery attempts one dispatcher makes at once for one customer, over all its webhooks", func(c *Config, v string) (err error) { c.WebhookCustomerConcurrency, err = positive(v); return }},
 		{"PLATFORM_WEBHOOK_CONCURRENCY", "webhook-concurrency", "256", "first delivery attempts one dispatcher makes at once in all", func(c *Config, v string) (err error) { c.WebhookConcurrency, err = positive(v); return }},

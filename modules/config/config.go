@@ -8,6 +8,7 @@ package config
 
 import (
 	"platform/api"
+	"platform/kernel/outbound"
 	"platform/kernel/resource"
 	"platform/modules/audit/trail"
 	"platform/modules/config/credentials"
@@ -28,6 +29,9 @@ type Deps struct {
 	// Service reads the feature flags that evaluations compile; nil
 	// (declarations only) answers evaluations 503.
 	Service *resource.Service
+	// Outbound guards the notification channels' calls (the test action
+	// of notificationroutes); nil refuses them.
+	Outbound *outbound.Guard
 }
 
 // Module returns the config module's declaration.
@@ -35,7 +39,8 @@ func Module(d Deps) *api.Module {
 	fl := newFlagEngine(d.Service)
 	return &api.Module{
 		Name: "config", HostLabel: "config", Version: Version,
-		Resources: []*resource.Resource{Credentials(d), Flags(fl), FlagRules(fl), FlagHistory()},
-		Routes:    fl.routes, Paths: flagPaths(),
+		Resources: []*resource.Resource{Credentials(d), Flags(fl), FlagRules(fl), FlagHistory(),
+			NotificationChannels(d), NotificationTemplates(d), NotificationRoutes(d), NotificationDeliveries()},
+		Routes: fl.routes, Paths: flagPaths(),
 	}
 }

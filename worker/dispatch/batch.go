@@ -12,6 +12,7 @@ import (
 	"platform/kernel/tenant"
 	"platform/modules/automation/runs"
 	"platform/modules/automation/webhook"
+	"platform/modules/config/notification"
 )
 
 // drainHot starts a batch for every customer with waiting events and no
@@ -92,6 +93,11 @@ func (d *Dispatcher) dispatchBatch(ctx context.Context, customer string, docs []
 	if err != nil {
 		return d.release(ctx, docs, err)
 	}
+	// Notification routes are matched with the runs (LaunchEventRuns).
+	routes, err := d.Store.Collection(notification.Routes).Find(ctx, store.FindOptions{Filter: query.Eq("enabled", true), Limit: 1, Fields: []string{"_id"}})
+	if err != nil {
+		return d.release(ctx, docs, err)
+	}
 	d.inflight.add(customer, len(docs))
 	var launches []*eventJob
 	for _, doc := range docs {
@@ -101,7 +107,7 @@ func (d *Dispatcher) dispatchBatch(ctx context.Context, customer string, docs []
 		for _, h := range targets {
 			d.lanes.submit(ctx, job{ev: ev, hook: h})
 		}
-		if len(pipes) > 0 {
+		if len(pipes) > 0 || len(routes) > 0 {
 			launches = append(launches, ev)
 		} else {
 			ev.finish()
