@@ -23,12 +23,19 @@ type Deps struct {
 	// Audit receives one record per decrypt; nil refuses decrypt (503), as
 	// decrypt is only allowed audited.
 	Audit trail.Writer
+	// Service is the record service, for the routes beyond the resources
+	// (translation import and export, asset files); nil leaves them out.
+	Service *resource.Service
+	// MaxAssetBytes bounds an asset's file (DefaultMaxAssetBytes when 0).
+	MaxAssetBytes int64
 }
 
 // Module returns the config module's declaration.
 func Module(d Deps) *api.Module {
 	return &api.Module{
 		Name: "config", HostLabel: "config", Version: Version,
-		Resources: []*resource.Resource{Credentials(d)},
+		Resources: []*resource.Resource{Credentials(d), Translations(), Locales(), MarketplaceApps(), Bundles(&installer{}),
+			AppInstallations(&installer{}), Themes(), Assets()},
+		Routes: catalogRoutes(d), Paths: catalogPaths(d),
 	}
 }
