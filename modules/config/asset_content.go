@@ -2,13 +2,13 @@ package config
 
 import (
 	"context"
-	"sync"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"mime"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"platform/api"

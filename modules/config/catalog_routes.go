@@ -37,8 +37,8 @@ type obj = map[string]any
 // catalogPaths describe catalogRoutes in the module's OpenAPI document.
 func catalogPaths(d Deps) map[string]any {
 	return map[string]any{
-		ImportPath:                  obj{"post": importOperation()},
-		ExportPath:                  obj{"get": exportOperation()},
+		ImportPath:             obj{"post": importOperation()},
+		ExportPath:             obj{"get": exportOperation()},
 		"/assets/{id}/content": obj{"put": uploadOperation(d.maxAssetBytes()), "get": downloadOperation()},
 	}
 }

@@ -30,10 +30,14 @@ func TestTranslations(t *testing.T) {
 	apitest.Run(t, f, []catalogScenario{
 		{Name: "the locale is stored canonical", Method: "POST", Path: "/config/translations",
 			Body: translation("crm.consumers.title", "en-us", "crm", "Consumers"), Status: 201, Events: []string{"translations.created"},
-			Then: func(f *catalogFixture, _ apitest.IDs, r *testenv.Resp) { assert.Equal(f.T, "en-US", r.Payload()["locale"]) }},
+			Then: func(f *catalogFixture, _ apitest.IDs, r *testenv.Resp) {
+				assert.Equal(f.T, "en-US", r.Payload()["locale"])
+			}},
 		{Name: "a deprecated tag becomes its successor", Method: "POST", Path: "/config/translations",
 			Body: translation("a.b", "iw", "crm", "x"), Status: 201, Events: []string{"translations.created"},
-			Then: func(f *catalogFixture, _ apitest.IDs, r *testenv.Resp) { assert.Equal(f.T, "he", r.Payload()["locale"]) }},
+			Then: func(f *catalogFixture, _ apitest.IDs, r *testenv.Resp) {
+				assert.Equal(f.T, "he", r.Payload()["locale"])
+			}},
 		{Name: "same key, locale and module is a 409", Given: given, Method: "POST", Path: "/config/translations",
 			Body: translation("{k}", "de-CH", "crm", "Konsumenten"), Status: 409, Field: "key", Codes: []string{"conflict.duplicate"}},
 		{Name: "same key in another module is another translation", Given: given, Method: "POST", Path: "/config/translations",
@@ -52,7 +56,9 @@ func TestTranslations(t *testing.T) {
 		{Name: "a module that is no slug", Method: "POST", Path: "/config/translations",
 			Body: translation("a.b", "de", "CRM Module", "x"), Status: 422, Field: "module"},
 		{Name: "filter by locale", Given: given, Method: "GET", Path: "/config/translations?key={k}&locale=de-CH", Status: 200,
-			Then: func(f *catalogFixture, v apitest.IDs, r *testenv.Resp) { assert.Equal(f.T, []string{v["t"]}, apitest.ListIDs(r)) }},
+			Then: func(f *catalogFixture, v apitest.IDs, r *testenv.Resp) {
+				assert.Equal(f.T, []string{v["t"]}, apitest.ListIDs(r))
+			}},
 		{Name: "another customer's translation is not found", Given: given, Method: "GET", Path: "/config/translations/{t}",
 			Token: func(f *catalogFixture) string { return f.Other }, Status: 404},
 		{Name: "another customer may use the same key", Given: given, Method: "POST", Path: "/config/translations",
@@ -79,7 +85,9 @@ func TestLocales(t *testing.T) {
 	}
 	apitest.Run(t, f, []catalogScenario{
 		{Name: "the tag is canonical and addresses the locale", Given: given("de-ch"), Method: "GET", Path: "/config/locales/de-CH", Status: 200,
-			Then: func(f *catalogFixture, v apitest.IDs, r *testenv.Resp) { assert.Equal(f.T, v["de"], r.Payload()["_id"]) }},
+			Then: func(f *catalogFixture, v apitest.IDs, r *testenv.Resp) {
+				assert.Equal(f.T, v["de"], r.Payload()["_id"])
+			}},
 		{Name: "de-at and de-AT are one locale", Given: given("de-at"), Method: "POST", Path: "/config/locales",
 			Body: map[string]any{"tag": "DE-AT", "name": "again"}, Status: 409, Field: "tag"},
 		{Name: "a tag that is not BCP 47", Method: "POST", Path: "/config/locales", Body: map[string]any{"tag": "en_GB-oxford-xx-1", "name": "x"}, Status: 422, Field: "tag"},
@@ -129,7 +137,9 @@ func TestTranslationImportExportRoundTrip(t *testing.T) {
 
 	// The JSON export, fed back as it is, changes nothing.
 	var none []apitest.Event
-	none = f.EventsAfter(func() { r = f.ok(f.send("POST", "/config"+config.ImportPath, f.Admin, "application/json", jsonExport.Body)) })
+	none = f.EventsAfter(func() {
+		r = f.ok(f.send("POST", "/config"+config.ImportPath, f.Admin, "application/json", jsonExport.Body))
+	})
 	assert.Equal(t, 8.0, r.Payload()["unchanged"])
 	assert.Empty(t, none)
 
@@ -174,7 +184,7 @@ func TestTranslationImportRefusals(t *testing.T) {
 	path := "/config" + config.ImportPath
 	apitest.Run(t, f, []catalogScenario{
 		{Name: "bad JSON rows are named by row and field, and nothing is written", Method: "POST", Path: path,
-			Body: jsonRows(translation("ok.key", "en", "crm", "fine"), translation("a.b", "klingon-xx", "crm", "x"), translation("bad key", "en", "crm", "x")),
+			Body:   jsonRows(translation("ok.key", "en", "crm", "fine"), translation("a.b", "klingon-xx", "crm", "x"), translation("bad key", "en", "crm", "x")),
 			Status: 422,
 			Then: func(f *catalogFixture, _ apitest.IDs, r *testenv.Resp) {
 				assert.ElementsMatch(f.T, []string{"rows.2.locale", "rows.3.key"}, apitest.ErrorFields(r))
