@@ -12,7 +12,7 @@ var (
 	hexColour = regexp.MustCompile(`^#([0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$`)
 	// fontFamily is a CSS font-family list without anything that could
 	// leave the declaration it is written into (; { } < > \ ( ) are out).
-	fontFamily = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9 ,'"-]*$`)
+	fontFamily = regexp.MustCompile(`^[A-Za-z0-9'"][A-Za-z0-9 ,'"-]*$`)
 )
 
 // themeColours and themeFonts are the named parts of a theme.
