@@ -170,7 +170,9 @@ func TestBundles(t *testing.T) {
 
 func TestThemes(t *testing.T) {
 	f := newCatalog(t)
-	logo := func(f *catalogFixture) apitest.IDs { return apitest.IDs{"logo": f.asset("image/png", pngFile(t, 8, 8))} }
+	logo := func(f *catalogFixture) apitest.IDs {
+		return apitest.IDs{"logo": f.asset("image/png", pngFile(t, 8, 8))}
+	}
 	apitest.Run(t, f, []catalogScenario{
 		{Name: "a theme with colours, fonts and a logo", Given: logo, Method: "POST", Path: "/config/themes",
 			Body: map[string]any{"name": "Ocean", "colors": map[string]any{"primary": "#1a73e8", "text": "#fff", "background": "#00000080"},
