@@ -321,6 +321,7 @@ func (t *translationIO) upsert(ctx context.Context, r *resource.Resource, rows [
 		return nil, err
 	}
 	res := &ImportResult{Rows: len(rows)}
+	ctx = context.WithValue(ctx, keysChecked{}, true)
 	for _, row := range rows {
 		old, has := existing[row.naturalKey()]
 		switch {
