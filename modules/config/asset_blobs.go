@@ -73,13 +73,15 @@ func (b blobs) get(ctx context.Context, asset, gen string, size int64) ([]byte, 
 	return out, nil
 }
 
-// dropOthers removes every generation of asset but keep ("" removes all).
-func (b blobs) dropOthers(ctx context.Context, asset, keep string) error {
-	where := query.Eq("asset", asset)
-	if keep != "" {
-		where = query.AllOf(where, query.Field{Path: "gen", Conds: []query.Cond{query.Compare{Op: query.OpNe, Value: keep}}})
-	}
-	_, err := b.coll().Delete(ctx, where)
+// drop removes generation gen of asset.
+func (b blobs) drop(ctx context.Context, asset, gen string) error {
+	_, err := b.coll().Delete(ctx, query.AllOf(query.Eq("asset", asset), query.Eq("gen", gen)))
+	return err
+}
+
+// dropAll removes every chunk of asset, orphans of failed uploads included.
+func (b blobs) dropAll(ctx context.Context, asset string) error {
+	_, err := b.coll().Delete(ctx, query.Eq("asset", asset))
 	return err
 }
 

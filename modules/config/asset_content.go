@@ -67,15 +67,32 @@ func (a *assetFiles) upload(req *api.Request) (*api.Response, error) {
 	if err := b.put(req.Ctx, id, gen, body); err != nil {
 		return nil, err
 	}
-	saved, err := a.svc.Apply(req.Ctx, r, query.ID(id), resource.Change{Set: fileFields(kind, body, gen), Unset: noDimensions(kind), Event: "uploaded"})
+	// The record moves from the generation read to the new one only if no
+	// other upload moved it meanwhile: then exactly one upload replaces
+	// each generation, and only it removes that generation's chunks.
+	where := query.AllOf(query.ID(id), sameGeneration(old["generation"]))
+	saved, err := a.svc.Apply(req.Ctx, r, where, resource.Change{Set: fileFields(kind, body, gen), Unset: noDimensions(kind), Event: "uploaded"})
 	if err != nil {
-		_ = b.dropOthers(req.Ctx, id, str(old["generation"])) // the new chunks: nobody points at them
+		_ = b.drop(req.Ctx, id, gen) // nobody points at the new chunks
+		if resource.KindOf(err) == resource.KindNotFound {
+			return nil, resource.Conflict("content", "another upload or a delete changed the asset meanwhile; read it and try again")
+		}
 		return nil, err
 	}
-	if err := b.dropOthers(req.Ctx, id, gen); err != nil {
-		a.svc.Log.WarnContext(req.Ctx, "old chunks of an asset stay behind", "asset", id, "error", err.Error())
+	if prev := str(old["generation"]); prev != "" {
+		if err := b.drop(req.Ctx, id, prev); err != nil {
+			a.svc.Log.WarnContext(req.Ctx, "old chunks of an asset stay behind", "asset", id, "error", err.Error())
+		}
 	}
 	return &api.Response{Payload: saved}, nil
+}
+
+// sameGeneration matches an asset still pointing at gen (none: no file).
+func sameGeneration(gen any) query.Expr {
+	if gen == nil {
+		return query.Field{Path: "generation", Conds: []query.Cond{query.Exists{Want: false}}}
+	}
+	return query.Eq("generation", gen)
 }
 
 func fileFields(kind *assetType, body []byte, gen string) store.Doc {

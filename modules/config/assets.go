@@ -71,7 +71,7 @@ func assetInUse(ctx context.Context, s *resource.Service, old store.Doc) error {
 }
 
 func dropAssetFile(ctx context.Context, s *resource.Service, old store.Doc) error {
-	return blobs{s.Store}.dropOthers(ctx, str(old["_id"]), "")
+	return blobs{s.Store}.dropAll(ctx, str(old["_id"]))
 }
 
 // checkImageAsset is the rule of a field naming an image asset (a
