@@ -41,7 +41,7 @@ func (t *translationIO) exportTranslations(req *api.Request) (*api.Response, err
 	if req.Format() == "csv" {
 		return csvFile(rows)
 	}
-	return &api.Response{Payload: rows, Header: http.Header{"Content-Disposition": {`inline; filename="translations.json"`}}}, nil
+	return &api.Response{Payload: rows}, nil
 }
 
 // exportFilter reads ?locale= (canonicalised) and ?module=.

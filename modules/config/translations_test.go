@@ -126,9 +126,8 @@ func TestTranslationImportExportRoundTrip(t *testing.T) {
 	f := newCatalog(t)
 	body, err := json.Marshal(importRows())
 	require.NoError(t, err)
-	var imported []apitest.Event
 	var r *testenv.Resp
-	imported = f.EventsAfter(func() { r = f.ok(f.send("POST", "/config"+config.ImportPath, f.Admin, "application/json", body)) })
+	imported := f.EventsAfter(func() { r = f.ok(f.send("POST", "/config"+config.ImportPath, f.Admin, "application/json", body)) })
 	assert.Equal(t, map[string]any{"rows": 8.0, "created": 8.0, "updated": 0.0, "unchanged": 0.0}, map[string]any(r.Payload()))
 	assert.Len(t, imported, 8, "one translations.created per row")
 
@@ -136,8 +135,7 @@ func TestTranslationImportExportRoundTrip(t *testing.T) {
 	assert.ElementsMatch(t, importRows(), jsonExport.List(), "the JSON export holds the rows as imported")
 
 	// The JSON export, fed back as it is, changes nothing.
-	var none []apitest.Event
-	none = f.EventsAfter(func() {
+	none := f.EventsAfter(func() {
 		r = f.ok(f.send("POST", "/config"+config.ImportPath, f.Admin, "application/json", jsonExport.Body))
 	})
 	assert.Equal(t, 8.0, r.Payload()["unchanged"])
