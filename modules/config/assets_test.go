@@ -94,7 +94,7 @@ func TestAssetUpload(t *testing.T) {
 		}
 		return sc
 	}
-	limit := config.DefaultMaxAssetBytes
+	limit := assetLimit
 	apitest.Run(t, f, []catalogScenario{
 		dims("PNG dimensions are recorded", "image/png", pngFile(t, 3, 2), 3, 2),
 		dims("JPEG dimensions are recorded", "image/jpeg", jpegFile(t, 17, 9), 17, 9),

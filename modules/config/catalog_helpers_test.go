@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"platform/kernel/settings"
 	"platform/modules/config"
 	"platform/test/apitest"
 	"platform/test/testenv"
@@ -16,8 +17,13 @@ import (
 // customer, every answer checked against the config OpenAPI document.
 type catalogFixture struct{ *apitest.Env }
 
+// assetLimit is the platforms' PLATFORM_MAX_ASSET: an odd size, so a
+// test of the limit shows the setting reaches the routes.
+const assetLimit = 1<<20 + 7
+
 var catalogAPI = apitest.Options{
-	Modules: []string{"config"},
+	Platform: testenv.Options{Configure: func(c *settings.Config) { c.MaxAssetBytes = assetLimit }},
+	Modules:  []string{"config"},
 	Rights: []string{"config.translations.*", "config.locales.*", "config.marketplaceapps.*", "config.bundles.*",
 		"config.appinstallations.*", "config.themes.*", "config.assets.*"},
 	Collections: []string{"translations", "locales", "marketplaceapps", "bundles", "appinstallations", "themes", "assets", config.BlobCollection},
