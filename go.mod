@@ -32,6 +32,7 @@ require (
 	go.temporal.io/sdk v1.37.0
 	go.temporal.io/server v1.29.1
 	golang.org/x/crypto v0.58.0
+	golang.org/x/image v0.47.0
 	golang.org/x/net v0.62.0
 	golang.org/x/oauth2 v0.36.0
 	golang.org/x/text v0.43.0

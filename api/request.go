@@ -103,6 +103,17 @@ func (r *Request) Body() ([]byte, error) {
 	return data, nil
 }
 
+// BodyUpTo reads the raw body with a size limit of its own (a file upload
+// or a bulk import, which may be larger than a JSON body), 413 past it.
+func (r *Request) BodyUpTo(limit int64) ([]byte, error) {
+	r.maxBody = limit
+	return r.Body()
+}
+
+// Format is the answer's format negotiated from ?format= or Accept: json,
+// yaml or csv (a route that writes a file of its own picks it by this).
+func (r *Request) Format() string { return r.format }
+
 // checkMediaType accepts JSON media types, and no content type only for a
 // blank body: guessing the type of a body is what DESIGN §2's 415 rules out.
 func checkMediaType(ct string, blank bool) error {

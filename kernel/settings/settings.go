@@ -52,6 +52,7 @@ type Config struct {
 	AdminPassword                                                          string
 	LogLevel                                                               string
 	MaxBodyBytes                                                           int64
+	MaxAssetBytes                                                          int64 // largest file of a config asset
 	ShutdownTimeout                                                        time.Duration
 	DrainDelay                                                             time.Duration
 	SandboxSize                                                            int // sandbox child processes kept per process
@@ -226,6 +227,7 @@ func settings() []setting {
 		{"PLATFORM_ADMIN_PASSWORD", "admin-password", "", "password of the seeded admin (default: generated)", func(c *Config, v string) error { c.AdminPassword = v; return nil }},
 		{"PLATFORM_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", func(c *Config, v string) error { c.LogLevel = v; return oneOf(v, "debug", "info", "warn", "error") }},
 		{"PLATFORM_MAX_BODY", "max-body", "1048576", "largest accepted request body in bytes", func(c *Config, v string) error { n, err := positive(v); c.MaxBodyBytes = int64(n); return err }},
+		{"PLATFORM_MAX_ASSET", "max-asset", "2097152", "largest file of a config asset (logo, icon, font) in bytes", func(c *Config, v string) error { n, err := positive(v); c.MaxAssetBytes = int64(n); return err }},
 		{"PLATFORM_DRAIN_DELAY", "drain-delay", "1s", "after SIGTERM, answer /readyz 503 and keep serving this long before closing the listener", func(c *Config, v string) (err error) {
 			c.DrainDelay, err = time.ParseDuration(v)
 			if err != nil || c.DrainDelay < 0 {

@@ -32,6 +32,8 @@ type Deps struct {
 	// Outbound guards the notification channels' calls (the test action
 	// of notificationroutes); nil refuses them.
 	Outbound *outbound.Guard
+	// MaxAssetBytes bounds an asset's file (DefaultMaxAssetBytes when 0).
+	MaxAssetBytes int64
 }
 
 // Module returns the config module's declaration.
@@ -40,7 +42,33 @@ func Module(d Deps) *api.Module {
 	return &api.Module{
 		Name: "config", HostLabel: "config", Version: Version,
 		Resources: []*resource.Resource{Credentials(d), Flags(fl), FlagRules(fl), FlagHistory(),
-			NotificationChannels(d), NotificationTemplates(d), NotificationRoutes(d), NotificationDeliveries()},
-		Routes: fl.routes, Paths: flagPaths(),
+			NotificationChannels(d), NotificationTemplates(d), NotificationRoutes(d), NotificationDeliveries(),
+			Translations(), Locales(), MarketplaceApps(), Bundles(&installer{}), AppInstallations(&installer{}), Themes(), Assets()},
+		Routes: moduleRoutes(fl.routes, catalogRoutes(d)),
+		Paths:  modulePaths(flagPaths(), catalogPaths(d)),
 	}
+}
+
+// moduleRoutes mounts each area's routes beyond its resources.
+func moduleRoutes(parts ...func(*api.ModuleRouter)) func(*api.ModuleRouter) {
+	return func(r *api.ModuleRouter) {
+		for _, mount := range parts {
+			mount(r)
+		}
+	}
+}
+
+// modulePaths joins each area's OpenAPI paths; two areas documenting one
+// path is a programming error.
+func modulePaths(parts ...map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, p := range parts {
+		for path, item := range p {
+			if _, dup := out[path]; dup {
+				panic("config: two areas document " + path)
+			}
+			out[path] = item
+		}
+	}
+	return out
 }

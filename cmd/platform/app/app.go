@@ -103,7 +103,13 @@ func Modules() []*api.Module { return (&App{}).modules() }
 
 func (a *App) modules() []*api.Module {
 	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(a.marketingDeps()), developer.Module(developer.Deps{Tokens: a.appTokens()}), audit.Module(), automation.Module(a.automationDeps()),
-		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit, Service: a.Service, Outbound: a.Outbound}), hub.Module(a.hubDeps()), cms.Module(a.cmsDeps())}
+		config.Module(a.configDeps()), hub.Module(a.hubDeps()), cms.Module(a.cmsDeps())}
+}
+
+// configDeps are the config module's dependencies; the zero values for
+// the declarations alone (Modules).
+func (a *App) configDeps() config.Deps {
+	return config.Deps{Vault: a.Vault, Audit: a.Audit, Service: a.Service, Outbound: a.Outbound, MaxAssetBytes: a.maxAssetBytes()}
 }
 
 // appTokens ends a deleted app's tokens; nil for the declarations alone
