@@ -95,7 +95,7 @@ func TestRunRechecksTheCredentialGrant(t *testing.T) {
 	p := platformWithWorker(t, testenv.Options{})
 	cred := createCredA(t, p)
 	rcv := newReceiver(t)
-	tok := p.Token("automation.*", "crm.*", "config.*")
+	tok := p.Token("automation.*", "crm.*", "config.*", "config.credentials.delete")
 	r := p.Do("POST", "/automation/pipelines", tok, sendSecretPipeline(rcv))
 	require.Equal(t, 201, r.Status, "%s", r.Body)
 	require.Equal(t, 200, p.Do("DELETE", "/config/credentials/"+cred, tok, nil).Status)

@@ -41,6 +41,8 @@ func Credentials(d Deps) *resource.Resource {
 	return &resource.Resource{
 		Plural: credentials.Collection, Title: "credential",
 		Grants: []resource.Grant{{Right: credentials.RightUse, Title: "use in pipelines"}},
+		// Spec: "Decrypt and delete are meant for admins only".
+		AdminOnly: []string{"delete", "decrypt"},
 		Fields: []resource.Field{
 			{Name: "name", Type: resource.TString, Required: true, MaxLen: 200, Unique: true, Filter: true, Sort: true,
 				Description: "unique per customer; pipeline templates read the values as {{secrets.<name>.<key>}}"},
