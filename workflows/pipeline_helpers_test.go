@@ -34,6 +34,7 @@ import (
 	"platform/kernel/tenant"
 	"platform/modules/automation/pipeline"
 	"platform/modules/automation/runs"
+	"platform/modules/audit/trail"
 	"platform/modules/config/credentials"
 	"platform/sandbox"
 	"platform/test/testenv"
@@ -122,7 +123,7 @@ func newFixtureOn(t *testing.T, st store.Store, customer string) *pipeFixture {
 	f := &pipeFixture{t: t, st: st, customer: customer, ctx: tenant.WithCustomer(context.Background(), customer)}
 	f.acts = &pipelines.Activities{
 		Store: st, Log: testenv.Logger(t), Outbound: guard,
-		Sandbox: sharedSandbox(t),
+		Sandbox: sharedSandbox(t), Audit: &trail.StoreWriter{Store: st, Log: testenv.Logger(t)},
 	}
 	return f
 }
