@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"platform/activities/coupons"
+	"platform/activities/credentials"
 	"platform/activities/delivery"
 	"platform/activities/maintenance"
 	"platform/activities/newsletters"
@@ -33,6 +34,7 @@ type Activities struct {
 	Coupons     *coupons.Activities
 	Newsletters *newsletters.Activities
 	Rendering   *rendering.Activities
+	Credentials *credentials.Activities
 }
 
 // Register registers every workflow and the activities of acts under
@@ -60,6 +62,9 @@ func Register(r sdkworker.Registry, acts Activities) {
 	if acts.Rendering != nil {
 		registerActivities(r, renderActivities(acts.Rendering))
 	}
+	if acts.Credentials != nil {
+		registerActivities(r, []named{{contract.ActivityRunCredentialCommand, acts.Credentials.RunCredentialCommand}})
+	}
 }
 
 // RegisterWorkflows registers every workflow under its contract name; the
@@ -78,6 +83,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 		{contract.WorkflowNewsletterSend, workflows.NewsletterSend},
 		{contract.WorkflowRenderRecord, workflows.RenderRecord},
 		{contract.WorkflowRenderAffected, workflows.RenderAffected},
+		{contract.WorkflowCredentialCommand, workflows.CredentialCommand},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
 	}

@@ -23,6 +23,9 @@ type Deps struct {
 	// Audit receives one record per decrypt; nil refuses decrypt (503), as
 	// decrypt is only allowed audited.
 	Audit trail.Writer
+	// Commands runs the credential commands (test, refresh, revoke) as
+	// workflows; nil answers them 503.
+	Commands Commands
 }
 
 // Module returns the config module's declaration.

@@ -34,14 +34,14 @@ func smtpCredential(name string) map[string]any {
 }
 
 // rawJSON is a stored document as text, to search it for clear values.
-func rawJSON(t *testing.T, d any) string {
+func rawJSON(t testing.TB, d any) string {
 	t.Helper()
 	b, err := json.Marshal(d)
 	require.NoError(t, err)
 	return string(b)
 }
 
-func storedCredential(t *testing.T, p *testenv.Platform, id string) store.Doc {
+func storedCredential(t testing.TB, p *testenv.Platform, id string) store.Doc {
 	t.Helper()
 	d, err := p.Store.Collection(credentials.Collection).Get(p.Ctx(), id)
 	require.NoError(t, err)

@@ -31,18 +31,19 @@ var Kinds = []Kind{KindSystem, KindWebhooks, KindPipelines, KindMail}
 // is the one place that says where work runs. worker's tests check that
 // every registered workflow is listed here.
 var WorkflowKinds = map[string]Kind{
-	WorkflowSelfCheck:       KindSystem,
-	WorkflowOAuthSweep:      KindSystem,
-	WorkflowRetention:       KindSystem,
-	WorkflowCouponExpiry:    KindSystem,
-	WorkflowRenderRecord:    KindSystem,
-	WorkflowRenderAffected:  KindSystem,
-	WorkflowDispatchEvent:   KindWebhooks, // its delivery children inherit its queue
-	WorkflowWebhookDelivery: KindWebhooks,
-	WorkflowWebhookRetrier:  KindWebhooks,
-	WorkflowPipelineRun:     KindPipelines,
-	WorkflowFireTrigger:     KindPipelines,
-	WorkflowNewsletterSend:  KindMail,
+	WorkflowSelfCheck:         KindSystem,
+	WorkflowOAuthSweep:        KindSystem,
+	WorkflowRetention:         KindSystem,
+	WorkflowCouponExpiry:      KindSystem,
+	WorkflowRenderRecord:      KindSystem,
+	WorkflowRenderAffected:    KindSystem,
+	WorkflowCredentialCommand: KindSystem,
+	WorkflowDispatchEvent:     KindWebhooks, // its delivery children inherit its queue
+	WorkflowWebhookDelivery:   KindWebhooks,
+	WorkflowWebhookRetrier:    KindWebhooks,
+	WorkflowPipelineRun:       KindPipelines,
+	WorkflowFireTrigger:       KindPipelines,
+	WorkflowNewsletterSend:    KindMail,
 }
 
 // KindOf is the kind of a workflow type; an unknown one is system work.

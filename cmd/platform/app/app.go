@@ -103,7 +103,7 @@ func Modules() []*api.Module { return (&App{}).modules() }
 
 func (a *App) modules() []*api.Module {
 	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(a.marketingDeps()), developer.Module(developer.Deps{Tokens: a.appTokens()}), audit.Module(), automation.Module(a.automationDeps()),
-		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit}), hub.Module(a.hubDeps()), cms.Module(a.cmsDeps())}
+		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit, Commands: a.credentialCommands()}), hub.Module(a.hubDeps()), cms.Module(a.cmsDeps())}
 }
 
 // appTokens ends a deleted app's tokens; nil for the declarations alone
@@ -269,6 +269,7 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 		Coupons:     a.couponActivities(),
 		Newsletters: a.newsletterActivities(),
 		Rendering:   a.renderActivities(),
+		Credentials: a.credentialActivities(),
 	}
 	return &dispatch.Worker{Worker: a.workers(taskQueue, acts), Dispatcher: a.dispatcher(acts.Delivery)}
 }
