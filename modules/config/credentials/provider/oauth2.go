@@ -27,11 +27,11 @@ const maxTokenAnswer = 64 << 10
 
 // tokenAnswer is a token endpoint's JSON (RFC 6749 §5.1 and §5.2).
 type tokenAnswer struct {
-	AccessToken  string          `json:"access_token"`
-	TokenType    string          `json:"token_type"`
-	ExpiresIn    json.Number     `json:"expires_in"`
-	RefreshToken string          `json:"refresh_token"`
-	Scope        string          `json:"scope"`
+	AccessToken  string      `json:"access_token"`
+	TokenType    string      `json:"token_type"`
+	ExpiresIn    json.Number `json:"expires_in"`
+	RefreshToken string      `json:"refresh_token"`
+	Scope        string      `json:"scope"`
 }
 
 // Test: with values.url, a request carrying values.accessToken must answer

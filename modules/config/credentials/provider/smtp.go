@@ -154,4 +154,3 @@ func (a plainAuth) Next(_ []byte, more bool) ([]byte, error) {
 	}
 	return nil, nil
 }
-
