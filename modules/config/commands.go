@@ -3,10 +3,11 @@ package config
 import (
 	"context"
 	"errors"
+	"time"
+
 	"platform/kernel/resource"
 	"platform/modules/config/credentials"
 	"platform/workflows/contract"
-	"time"
 )
 
 // RightTest is the right of the test command; refresh and revoke change
