@@ -183,6 +183,7 @@ func TestCredentialCommands(t *testing.T) {
 		rights("revoke", 403, "config.credentials.test", "config.credentials.view"),
 		otherCustomer,
 	})
+	require.Subset(t, f.P.Registry.EventNames(), []string{"credentials.tested", "credentials.refreshed", "credentials.revoked"}, "published, so webhooks may subscribe")
 	evs, err := f.P.Store.Collection("events").Find(f.P.Ctx(), store.FindOptions{})
 	require.NoError(t, err)
 	require.NotContains(t, rawJSON(t, evs), password, "no event carries a value")

@@ -63,7 +63,9 @@ func Credentials(d Deps) *resource.Resource {
 		Actions: append([]resource.Action{
 			{Name: "decrypt", Title: "return the clear values (admins only; every call is written to the audit trail)", Right: RightDecrypt, Run: h.decrypt},
 		}, h.commandActions()...),
-		Hooks: resource.Hooks{BeforeWrite: h.beforeWrite},
+		// Emitted by the command workflows when they record an outcome.
+		Events: []string{"tested", "refreshed", "revoked"},
+		Hooks:  resource.Hooks{BeforeWrite: h.beforeWrite},
 	}
 }
 
