@@ -54,9 +54,9 @@ func (a *Activities) RunCredentialCommand(ctx context.Context, in contract.Crede
 	if res, stop := a.refusal(in, doc); stop {
 		return res, nil
 	}
-	plain, err := a.open(ctx, doc)
-	if err != nil {
-		return contract.CredentialCommandResult{}, err
+	plain, unreadable, err := a.open(ctx, doc)
+	if err != nil || unreadable != "" {
+		return contract.CredentialCommandResult{Outcome: contract.CredentialUnreadable, Reason: unreadable}, err
 	}
 	typ, _ := doc["type"].(string)
 	call := a.call(ctx, a.Providers[typ], in.Command, plain)
@@ -78,20 +78,23 @@ func (a *Activities) refusal(in contract.CredentialCommandInput, doc store.Doc) 
 	return contract.CredentialCommandResult{}, false
 }
 
-// open decrypts the values; a value that does not open fails for good.
-func (a *Activities) open(ctx context.Context, doc store.Doc) (map[string]any, error) {
+// open decrypts the values, or says why they cannot be read.
+func (a *Activities) open(ctx context.Context, doc store.Doc) (map[string]any, string, error) {
+	if a.Vault == nil {
+		return nil, "this worker has no master key (PLATFORM_MASTER_KEY), so it cannot open credentials", nil
+	}
 	cust, err := tenant.Customer(ctx)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	id, _ := doc["_id"].(string)
 	sealed, _ := doc[vault.Field].(map[string]any)
 	plain, err := a.Vault.Open(cust, id, sealed)
 	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError(
-			"the stored credentials cannot be decrypted: they were altered or sealed under another master key", "CredentialSealed", nil)
+		a.Log.WarnContext(ctx, "credential command: the stored values do not open", "credential", id, "error", err)
+		return nil, "the stored credentials cannot be decrypted: they were altered or sealed under another master key", nil
 	}
-	return plain, nil
+	return plain, "", nil
 }
 
 // outcome is what a provider call gave.

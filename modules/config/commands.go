@@ -88,6 +88,8 @@ func outcomeError(name string, res contract.CredentialCommandResult) error {
 		return resource.Invalid(resource.FieldError(resource.CodeInvalid, res.Field, "%s %s", res.Field, res.Reason))
 	case contract.CredentialGone:
 		return resource.NotFound("credential")
+	case contract.CredentialUnreadable:
+		return resource.Internal(credentials.Field, "%s", res.Reason)
 	case contract.CredentialConflict:
 		if res.Field != "" {
 			return resource.Invalid(resource.FieldError(resource.CodeInvalid, res.Field, "%s", res.Reason))

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"platform/kernel/obs"
+	"platform/kernel/query"
 	"platform/kernel/settings"
 	"platform/kernel/store"
 	"platform/modules/audit/trail"
@@ -172,6 +173,16 @@ func TestCredentialCommands(t *testing.T) {
 		}
 		return sc
 	}
+	tampered := cmd("values that do not open", func(f *fixture) apitest.IDs {
+		v := basic(password)(f)
+		sealed := storedCredential(f.T, f.P, v["id"])["credentials"].(map[string]any)
+		sealed["tag"] = sealed["iv"].(string) + sealed["iv"].(string)
+		_, err := f.P.Store.Collection(credentials.Collection).Update(f.P.Ctx(), query.ID(v["id"]), store.Update{Set: store.Doc{"credentials": sealed}})
+		require.NoError(f.T, err)
+		return v
+	}, "test", 500)
+	tampered.Field = "credentials"
+	tampered.Events = []string{"tasks.created"} // a 500 files a Bug task: an integrity alarm
 	otherCustomer := cmd("another customer's credential", basic(password), "test", 404)
 	otherCustomer.Token = func(f *fixture) string { return f.Other }
 	apitest.Run(t, f, []scenario{
@@ -181,7 +192,7 @@ func TestCredentialCommands(t *testing.T) {
 		rights("test", 403, "config.credentials.view", "config.credentials.edit"),
 		rights("refresh", 403, "config.credentials.test"),
 		rights("revoke", 403, "config.credentials.test", "config.credentials.view"),
-		otherCustomer,
+		tampered, otherCustomer,
 	})
 	require.Subset(t, f.P.Registry.EventNames(), []string{"credentials.tested", "credentials.refreshed", "credentials.revoked"}, "published, so webhooks may subscribe")
 	evs, err := f.P.Store.Collection("events").Find(f.P.Ctx(), store.FindOptions{})

@@ -35,6 +35,9 @@ const (
 	CredentialConflict = "conflict"
 	// CredentialGone: the credential was deleted.
 	CredentialGone = "gone"
+	// CredentialUnreadable: the stored values do not open (altered, or
+	// sealed under another master key), or the worker has no master key.
+	CredentialUnreadable = "unreadable"
 )
 
 // CredentialCommandWorkflowID is the id of the command workflows of one
