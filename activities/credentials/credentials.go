@@ -51,7 +51,7 @@ func (a *Activities) RunCredentialCommand(ctx context.Context, in contract.Crede
 	if err != nil {
 		return contract.CredentialCommandResult{}, err
 	}
-	if res, stop := a.refusal(in, doc); stop {
+	if res, stop := a.refusal(doc); stop {
 		return res, nil
 	}
 	plain, unreadable, err := a.open(ctx, doc)
@@ -65,7 +65,7 @@ func (a *Activities) RunCredentialCommand(ctx context.Context, in contract.Crede
 
 // refusal is the answer to a command the credential's state or type
 // does not allow.
-func (a *Activities) refusal(in contract.CredentialCommandInput, doc store.Doc) (contract.CredentialCommandResult, bool) {
+func (a *Activities) refusal(doc store.Doc) (contract.CredentialCommandResult, bool) {
 	typ, _ := doc["type"].(string)
 	switch {
 	case doc["_status"] == vault.StatusRevoked:
