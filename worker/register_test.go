@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"platform/activities/coupons"
+	"platform/activities/credentials"
 	"platform/activities/delivery"
 	"platform/activities/maintenance"
 	"platform/activities/newsletters"
@@ -31,9 +32,9 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 	r := &recorder{}
 	worker.Register(r, worker.Activities{System: &system.Activities{}, Delivery: &delivery.Activities{}, Pipelines: &pipelines.Activities{}, Maintenance: &maintenance.Activities{},
 		Coupons: &coupons.Activities{}, Newsletters: &newsletters.Activities{}, Rendering: &rendering.Activities{},
-		Notifications: &notifications.Activities{}})
+		Notifications: &notifications.Activities{}, Credentials: &credentials.Activities{}})
 	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "WebhookRetrier", "PipelineRun", "FireTrigger", "OAuthSweep", "Retention",
-		"CouponExpiry", "NewsletterSend", "RenderRecord", "RenderAffected", "NotificationDelivery"}, r.workflows)
+		"CouponExpiry", "NewsletterSend", "RenderRecord", "RenderAffected", "NotificationDelivery", "CredentialCommand"}, r.workflows)
 	require.ElementsMatch(t, []string{
 		"SelfCheck", "ReportBug",
 		"EventTargets", "LaunchEventRuns", "MarkDispatched", "DeliverWebhook", "SettleDelivery", "RetryDueDeliveries",
@@ -43,6 +44,7 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 		"CheckNewsletter", "BeginNewsletter", "SendNewsletterPage", "FinishNewsletter",
 		"Render", "SignalAffectedRenders",
 		"SendNotification", "SettleNotification",
+		"RunCredentialCommand",
 	}, r.activities)
 }
 

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"platform/activities/coupons"
+	"platform/activities/credentials"
 	"platform/activities/delivery"
 	"platform/activities/maintenance"
 	"platform/activities/newsletters"
@@ -36,6 +37,8 @@ type Activities struct {
 	Rendering   *rendering.Activities
 	// Notifications send routed notifications.
 	Notifications *notifications.Activities
+	// Credentials run the credential commands (test, refresh, revoke).
+	Credentials *credentials.Activities
 }
 
 // Register registers every workflow and the activities of acts under
@@ -69,6 +72,9 @@ func Register(r sdkworker.Registry, acts Activities) {
 			{contract.ActivitySettleNotification, acts.Notifications.SettleNotification},
 		})
 	}
+	if acts.Credentials != nil {
+		registerActivities(r, []named{{contract.ActivityRunCredentialCommand, acts.Credentials.RunCredentialCommand}})
+	}
 }
 
 // RegisterWorkflows registers every workflow under its contract name; the
@@ -88,6 +94,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 		{contract.WorkflowRenderRecord, workflows.RenderRecord},
 		{contract.WorkflowRenderAffected, workflows.RenderAffected},
 		{contract.WorkflowNotificationDelivery, workflows.NotificationDelivery},
+		{contract.WorkflowCredentialCommand, workflows.CredentialCommand},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
 	}

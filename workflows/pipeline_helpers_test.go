@@ -32,6 +32,7 @@ import (
 	"platform/kernel/settings"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
+	"platform/modules/audit/trail"
 	"platform/modules/automation/pipeline"
 	"platform/modules/automation/runs"
 	"platform/modules/config/credentials"
@@ -122,7 +123,7 @@ func newFixtureOn(t *testing.T, st store.Store, customer string) *pipeFixture {
 	f := &pipeFixture{t: t, st: st, customer: customer, ctx: tenant.WithCustomer(context.Background(), customer)}
 	f.acts = &pipelines.Activities{
 		Store: st, Log: testenv.Logger(t), Outbound: guard,
-		Sandbox: sharedSandbox(t),
+		Sandbox: sharedSandbox(t), Audit: &trail.StoreWriter{Store: st, Log: testenv.Logger(t)},
 	}
 	return f
 }

@@ -2,6 +2,8 @@ package pipelines
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -15,31 +17,43 @@ import (
 	"platform/workflows/contract"
 )
 
-// AuditSecretRead is the audit action of a step reading a credential.
+// AuditSecretRead is the audit action of a pipeline run reading a credential.
 const AuditSecretRead = "automation.pipelines.secret_read"
 
 // readSecrets decrypts the credentials the step references, and no other,
-// after writing one audit record per credential: no read goes unrecorded
-// (a failed audit write fails the attempt, which is retried).
+// after making sure the audit trail holds the record of this run reading
+// each of them: no clear value is read without a trace (a failed audit
+// write fails the attempt, which is retried), and a worker without an
+// audit trail reads none.
 func (a *Activities) readSecrets(ctx context.Context, in contract.StepInput, names []string) (map[string]any, error) {
+	if a.Audit == nil {
+		return nil, stepFailure("secrets", "secrets are not available in this worker: it has no audit trail to record the read", true, nil)
+	}
 	for _, name := range names {
-		if err := a.auditSecretRead(ctx, in, name); err != nil {
+		if err := a.Audit.Write(ctx, secretReadRecord(ctx, in, name)); err != nil {
 			return nil, err
 		}
 	}
 	return a.Secrets.Secrets(ctx, a.Store, names)
 }
 
-func (a *Activities) auditSecretRead(ctx context.Context, in contract.StepInput, name string) error {
-	rec := trail.Record{
+// secretReadRecord is the one record of a run reading a credential: its
+// id comes from the run and the credential, so later steps and retries
+// of the run find it written and add none. Its details name the step and
+// attempt of the first read.
+func secretReadRecord(ctx context.Context, in contract.StepInput, name string) trail.Record {
+	return trail.Record{
+		ID:    secretReadID(in.RunID, name),
 		Actor: in.Pipeline, ActorType: "pipeline", Action: AuditSecretRead, Target: name, Outcome: trail.Success,
-		Details: map[string]any{"pipeline": in.Pipeline, "run": in.RunID, "step": in.Step.ID, "credential": name, "attempt": int64(attemptOf(ctx))},
+		Details: map[string]any{"pipeline": in.Pipeline, "run": in.RunID, "credential": name, "step": in.Step.ID, "attempt": int64(attemptOf(ctx))},
 	}
-	if a.Audit == nil {
-		a.Log.WarnContext(ctx, "pipeline read a credential; no audit trail in this worker", "run", in.RunID, "step", in.Step.ID, "credential", name)
-		return nil
-	}
-	return a.Audit.Write(ctx, rec)
+}
+
+// secretReadID is a record id (24 hexadecimal characters) that only this
+// run and credential name give.
+func secretReadID(run, credential string) string {
+	sum := sha256.Sum256([]byte("automation.pipelines.secret_read\x00" + run + "\x00" + credential))
+	return hex.EncodeToString(sum[:12])
 }
 
 // checkCredentialGrants re-checks, as a run starts, the credentials its

@@ -26,7 +26,7 @@ type Activities struct {
 	Outbound *outbound.Guard
 	Sandbox  Sandbox
 	Secrets  SecretSource
-	// Audit records every read of a credential by a step; nil logs them.
+	// Audit records each run's read of a credential; nil: steps read no secrets.
 	Audit    trail.Writer
 	Records  Records
 	Notifier Notifier

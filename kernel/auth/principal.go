@@ -4,10 +4,7 @@
 // of RFC 9068 JWT, checked here.
 package auth
 
-import (
-	"context"
-	"strings"
-)
+import "context"
 
 // Principal is the authenticated caller of a request.
 type Principal struct {
@@ -20,7 +17,8 @@ type Principal struct {
 }
 
 // Allows reports whether the principal's scopes grant right
-// (<module>.<entity>.<verb>); "crm.consumers.*" and "crm.*" are wildcards.
+// (<module>.<entity>.<verb>); "crm.consumers.*" and "crm.*" are wildcards,
+// which never cover an admin-only right (ScopeCovers).
 func (p *Principal) Allows(right string) bool {
 	if p == nil || right == "" {
 		return false
@@ -33,15 +31,14 @@ func (p *Principal) Allows(right string) bool {
 	return false
 }
 
-// ScopeCovers reports whether one granted scope covers right.
+// ScopeCovers reports whether one granted scope covers right. A wildcard
+// covers every right of its shape except the admin-only ones
+// (DeclareAdminOnly), which only the exact scope covers.
 func ScopeCovers(scope, right string) bool {
-	if scope == right || scope == "*" {
+	if scope == right {
 		return true
 	}
-	if prefix, ok := strings.CutSuffix(scope, ".*"); ok {
-		return strings.HasPrefix(right, prefix+".")
-	}
-	return false
+	return !IsAdminOnly(right) && PatternMatches(scope, right)
 }
 
 type principalKey struct{}

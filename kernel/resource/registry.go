@@ -2,8 +2,11 @@ package resource
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"platform/kernel/auth"
 )
 
 // Registry holds every declared resource. A declaration that clashes with
@@ -34,6 +37,7 @@ func (g *Registry) Add(module string, r *Resource) {
 	if err := r.check(); err != nil {
 		panic(fmt.Sprintf("resource: %s/%s: %v", module, r.Plural, err))
 	}
+	auth.DeclareAdminOnly(r.AdminOnlyRights()...)
 	g.byKey[module+"/"+r.Plural] = r
 	g.byPlural[r.Plural] = r
 }
@@ -91,6 +95,11 @@ func (r *Resource) check() error {
 		}
 		seen[a.Name] = true
 	}
+	for _, name := range r.AdminOnly {
+		if !seen[name] && !slices.Contains([]string{"view", "create", "edit", "delete", "export"}, name) {
+			return fmt.Errorf("admin-only %q is neither a verb nor an action", name)
+		}
+	}
 	rels := map[string]bool{}
 	for _, rel := range r.Relations {
 		if rels[rel.Rel] || !strings.Contains(rel.Target, "/") {
@@ -108,4 +117,18 @@ func (r *Resource) check() error {
 		}
 	}
 	return nil
+}
+
+// AdminOnlyRights are the rights of r.AdminOnly: an action's own right
+// when the name is an action, else the verb's right.
+func (r *Resource) AdminOnlyRights() []string {
+	out := make([]string, 0, len(r.AdminOnly))
+	for _, name := range r.AdminOnly {
+		if a := r.Action(name); a != nil {
+			out = append(out, r.ActionRight(a))
+		} else {
+			out = append(out, r.Right(name))
+		}
+	}
+	return out
 }

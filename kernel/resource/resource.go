@@ -35,6 +35,10 @@ type Resource struct {
 	// and actions (config.credentials.use: a pipeline may read a
 	// credential's values), so tokens and apps can be granted them.
 	Grants []Grant
+	// AdminOnly names verbs (delete, ...) and actions (decrypt, ...) whose
+	// rights only the admin role gives: no wildcard scope covers them
+	// (auth.DeclareAdminOnly; docs/config-credentials.md, "Admin role").
+	AdminOnly []string
 
 	// Key, when set, names a unique string field that addresses a record
 	// wherever its id does (/flags/:slug): its values may not look like

@@ -34,6 +34,9 @@ type Deps struct {
 	Outbound *outbound.Guard
 	// MaxAssetBytes bounds an asset's file (DefaultMaxAssetBytes when 0).
 	MaxAssetBytes int64
+	// Commands runs the credential commands (test, refresh, revoke) as
+	// workflows; nil answers them 503.
+	Commands Commands
 }
 
 // Module returns the config module's declaration.

@@ -41,6 +41,8 @@ func Credentials(d Deps) *resource.Resource {
 	return &resource.Resource{
 		Plural: credentials.Collection, Title: "credential",
 		Grants: []resource.Grant{{Right: credentials.RightUse, Title: "use in pipelines"}},
+		// Spec: "Decrypt and delete are meant for admins only".
+		AdminOnly: []string{"delete", "decrypt"},
 		Fields: []resource.Field{
 			{Name: "name", Type: resource.TString, Required: true, MaxLen: 200, Unique: true, Filter: true, Sort: true,
 				Description: "unique per customer; pipeline templates read the values as {{secrets.<name>.<key>}}"},
@@ -54,12 +56,16 @@ func Credentials(d Deps) *resource.Resource {
 				Default: credentials.StatusActive, ReadOnly: true, Filter: true, Sort: true,
 				Description: "set by the platform only: active when stored; the credential commands move it (expired, revoked). Only active credentials are given to pipelines as secrets"},
 			{Name: "lastTestedAt", Type: resource.TDate, ReadOnly: true, Filter: true, Sort: true, Description: "when the credential was last tested against its provider"},
-			{Name: "lastTestStatus", Type: resource.TString, Enum: []string{"ok", "fail"}, ReadOnly: true, Filter: true, Description: "outcome of the last test"},
+			{Name: "lastTestStatus", Type: resource.TString, Enum: []string{"ok", "fail"}, ReadOnly: true, Filter: true, Description: "outcome of the last test or refresh"},
+			{Name: "lastTestError", Type: resource.TString, ReadOnly: true,
+				Description: "why the last test or refresh failed: the provider's status or error code, never a value; absent after a success"},
 		},
-		Actions: []resource.Action{
+		Actions: append([]resource.Action{
 			{Name: "decrypt", Title: "return the clear values (admins only; every call is written to the audit trail)", Right: RightDecrypt, Run: h.decrypt},
-		},
-		Hooks: resource.Hooks{BeforeWrite: h.beforeWrite},
+		}, h.commandActions()...),
+		// Emitted by the command workflows when they record an outcome.
+		Events: []string{"tested", "refreshed", "revoked"},
+		Hooks:  resource.Hooks{BeforeWrite: h.beforeWrite},
 	}
 }
 
@@ -116,6 +122,11 @@ func (h *handlers) beforeWrite(ctx context.Context, w *resource.Write) error {
 		return resource.Unavailable("credential storage is unavailable; try again").WithCause(err)
 	}
 	w.New[credentials.Field] = sealed
+	// New values end an expiry (a refresh token the provider refused is
+	// replaced); a revoked credential stays revoked.
+	if w.Old != nil && w.Old["_status"] == credentials.StatusExpired {
+		w.New["_status"] = credentials.StatusActive
+	}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"platform/kernel/auth"
 	"platform/kernel/query"
 	"platform/kernel/store"
 )
@@ -123,9 +124,12 @@ func (s *Service) EnsureRole(ctx context.Context, name string, rights []string) 
 }
 
 // EffectiveRights are the user's direct rights plus those of its roles
-// (wildcards kept; they are expanded where a grant is frozen).
+// (wildcards kept; they are expanded where a grant is frozen). The
+// admin-only rights (auth.DeclareAdminOnly) come from the admin role
+// alone: a user holding it gets each of them by exact name, and the same
+// names listed directly or in another role are dropped.
 func (s *Service) EffectiveRights(ctx context.Context, u *User) ([]string, error) {
-	out := append([]string{}, u.Rights...)
+	out := withoutAdminOnly(u.Rights)
 	if len(u.Roles) == 0 {
 		return out, nil
 	}
@@ -138,9 +142,23 @@ func (s *Service) EffectiveRights(ctx context.Context, u *User) ([]string, error
 		return nil, err
 	}
 	for _, r := range roles {
-		out = append(out, store.Strings(r["rights"])...)
+		out = append(out, withoutAdminOnly(store.Strings(r["rights"]))...)
+		if r["name"] == auth.AdminRole {
+			out = append(out, auth.AdminOnlyRights()...)
+		}
 	}
 	return out, nil
+}
+
+// withoutAdminOnly leaves out the admin-only rights named exactly.
+func withoutAdminOnly(rights []string) []string {
+	out := make([]string, 0, len(rights))
+	for _, r := range rights {
+		if !auth.IsAdminOnly(r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func userOf(d store.Doc) *User {

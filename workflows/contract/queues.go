@@ -44,6 +44,7 @@ var WorkflowKinds = map[string]Kind{
 	WorkflowPipelineRun:          KindPipelines,
 	WorkflowFireTrigger:          KindPipelines,
 	WorkflowNewsletterSend:       KindMail,
+	WorkflowCredentialCommand:    KindSystem,
 }
 
 // KindOf is the kind of a workflow type; an unknown one is system work.

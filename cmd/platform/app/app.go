@@ -109,7 +109,8 @@ func (a *App) modules() []*api.Module {
 // configDeps are the config module's dependencies; the zero values for
 // the declarations alone (Modules).
 func (a *App) configDeps() config.Deps {
-	return config.Deps{Vault: a.Vault, Audit: a.Audit, Service: a.Service, Outbound: a.Outbound, MaxAssetBytes: a.maxAssetBytes()}
+	return config.Deps{Vault: a.Vault, Audit: a.Audit, Service: a.Service, Outbound: a.Outbound, MaxAssetBytes: a.maxAssetBytes(),
+		Commands: a.credentialCommands()}
 }
 
 // appTokens ends a deleted app's tokens; nil for the declarations alone
@@ -277,6 +278,7 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 		Rendering:   a.renderActivities(),
 
 		Notifications: a.notificationActivities(),
+		Credentials:   a.credentialActivities(),
 	}
 	acts.Delivery.Notifications = acts.Notifications
 	return &dispatch.Worker{Worker: a.workers(taskQueue, acts), Dispatcher: a.dispatcher(acts.Delivery)}

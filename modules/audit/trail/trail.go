@@ -38,6 +38,11 @@ type Record struct {
 	DebugID       string // defaults to the debug id of ctx
 	Details       map[string]any
 	Time          time.Time // defaults to now
+	// ID, when set, makes the record once-only: it is stored under this id
+	// (24 hexadecimal characters), and a record already stored under it
+	// counts as written. Retried or repeated writes of one fact (a
+	// pipeline run reading a credential) then leave one record.
+	ID string
 }
 
 // Writer appends audit records; other services use it too.
@@ -71,6 +76,9 @@ func (w *StoreWriter) Write(ctx context.Context, r Record) error {
 		w.Log.WarnContext(ctx, "audit record without customer", "action", r.Action, "target", r.Target, "outcome", r.Outcome)
 		return nil
 	}
+	if r.ID != "" {
+		return w.writeOnce(ctx, r)
+	}
 	w.once.Do(func() {
 		w.batches = &groupcommit.Inserter{InsertMany: func(ctx context.Context, cust string, docs []store.Doc) error {
 			return w.Store.Collection(Collection).InsertMany(tenant.WithCustomer(ctx, cust), docs)
@@ -79,9 +87,23 @@ func (w *StoreWriter) Write(ctx context.Context, r Record) error {
 	return w.batches.Insert(ctx, r.Customer, docOf(r))
 }
 
+// writeOnce stores a once-only record alone (a duplicate in a group
+// commit would fail the other records of its batch).
+func (w *StoreWriter) writeOnce(ctx context.Context, r Record) error {
+	err := w.Store.Collection(Collection).Insert(tenant.WithCustomer(ctx, r.Customer), docOf(r))
+	if store.IsDuplicate(err) {
+		return nil
+	}
+	return err
+}
+
 func docOf(r Record) store.Doc {
+	id := r.ID
+	if id == "" {
+		id = store.NewID()
+	}
 	d := store.Doc{
-		"_id": store.NewID(), "time": r.Time.UTC().Truncate(time.Millisecond), "action": r.Action, "outcome": r.Outcome,
+		"_id": id, "time": r.Time.UTC().Truncate(time.Millisecond), "action": r.Action, "outcome": r.Outcome,
 		"actor": r.Actor, "actorType": r.ActorType, "target": r.Target, "clientAddress": r.ClientAddress, "debugId": r.DebugID,
 	}
 	if len(r.Details) > 0 {

@@ -107,11 +107,14 @@ func (c *Catalog) Valid(s string) bool {
 // Grant is the frozen grant: every real right covered by one of requested,
 // one of holder (the user's rights; for an app acting alone, its own
 // scopes) and one of pkg (the customer's package), plus the requested
-// standard scopes when withStandard. Wildcards never reach the token.
+// standard scopes when withStandard. Wildcards never reach the token. An
+// admin-only right needs its exact name in requested and in holder (which
+// only the admin role puts there: identity.EffectiveRights); pkg may
+// license it by a wildcard.
 func (c *Catalog) Grant(requested, holder, pkg []string, withStandard bool) []string {
 	var out []string
 	for _, e := range c.entries {
-		if coveredBy(requested, e.Right) && coveredBy(holder, e.Right) && coveredBy(pkg, e.Right) {
+		if coveredBy(requested, e.Right) && coveredBy(holder, e.Right) && licensed(pkg, e.Right) {
 			out = append(out, e.Right)
 		}
 	}
@@ -146,6 +149,18 @@ func Within(want, have []string) bool {
 func coveredBy(patterns []string, right string) bool {
 	for _, p := range patterns {
 		if !IsStandard(p) && auth.ScopeCovers(p, right) {
+			return true
+		}
+	}
+	return false
+}
+
+// licensed reports whether the package licenses right: a package limits
+// what may be granted and grants nothing itself, so its wildcards match
+// admin-only rights too (those still need an exact grant and request).
+func licensed(pkg []string, right string) bool {
+	for _, p := range pkg {
+		if !IsStandard(p) && auth.PatternMatches(p, right) {
 			return true
 		}
 	}
