@@ -10,6 +10,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"platform/activities/computing"
 	"platform/activities/coupons"
 	"platform/activities/delivery"
 	"platform/activities/maintenance"
@@ -33,6 +34,7 @@ type Activities struct {
 	Coupons     *coupons.Activities
 	Newsletters *newsletters.Activities
 	Rendering   *rendering.Activities
+	Computing   *computing.Activities
 }
 
 // Register registers every workflow and the activities of acts under
@@ -60,6 +62,9 @@ func Register(r sdkworker.Registry, acts Activities) {
 	if acts.Rendering != nil {
 		registerActivities(r, renderActivities(acts.Rendering))
 	}
+	if acts.Computing != nil {
+		registerActivities(r, computingActivities(acts.Computing))
+	}
 }
 
 // RegisterWorkflows registers every workflow under its contract name; the
@@ -78,6 +83,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 		{contract.WorkflowNewsletterSend, workflows.NewsletterSend},
 		{contract.WorkflowRenderRecord, workflows.RenderRecord},
 		{contract.WorkflowRenderAffected, workflows.RenderAffected},
+		{contract.WorkflowComputingAction, workflows.ComputingAction},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
 	}
@@ -152,5 +158,13 @@ func newsletterActivities(a *newsletters.Activities) []named {
 		{contract.ActivityBeginNewsletter, a.BeginNewsletter},
 		{contract.ActivitySendNewsletterPage, a.SendNewsletterPage},
 		{contract.ActivityFinishNewsletter, a.FinishNewsletter},
+	}
+}
+
+func computingActivities(a *computing.Activities) []named {
+	return []named{
+		{contract.ActivityComputingRequest, a.ComputingRequest},
+		{contract.ActivityComputingRead, a.ComputingRead},
+		{contract.ActivityComputingSettle, a.ComputingSettle},
 	}
 }
