@@ -47,7 +47,7 @@ func final(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, computing.ErrRefused), errors.Is(err, computing.ErrUnknownMachine), errors.As(err, &perm),
+	case errors.Is(err, computing.ErrRefused), errors.Is(err, computing.ErrUnknownMachine), errors.Is(err, computing.ErrNoProvider), errors.As(err, &perm),
 		resource.KindOf(err) == resource.KindNotFound:
 		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrTypeComputingFailed, nil)
 	}

@@ -23,12 +23,15 @@ type Deps struct {
 	// Audit receives one record per decrypt; nil refuses decrypt (503), as
 	// decrypt is only allowed audited.
 	Audit trail.Writer
+	// Computing configures the computing entities' actions.
+	Computing ComputingDeps
 }
 
 // Module returns the config module's declaration.
 func Module(d Deps) *api.Module {
 	return &api.Module{
 		Name: "config", HostLabel: "config", Version: Version,
-		Resources: []*resource.Resource{Credentials(d)},
+		Resources: []*resource.Resource{Credentials(d),
+			ComputingEntities(d), Programs(), ComputingInstallations()},
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"platform/modules/automation"
 	"platform/modules/cms"
 	"platform/modules/config"
+	"platform/modules/config/computing"
 	"platform/modules/config/credentials"
 	"platform/modules/crm"
 	"platform/modules/crm/bugs"
@@ -95,6 +96,8 @@ type App struct {
 	translator translate.Provider
 	// llm is the language model of generate-blocks; nil when none is set.
 	llm llm.Provider
+	// computeProvider moves computing entities; nil when none is set.
+	computeProvider computing.Provider
 }
 
 // Modules lists the mounted modules (their declarations: New mounts them
@@ -103,7 +106,7 @@ func Modules() []*api.Module { return (&App{}).modules() }
 
 func (a *App) modules() []*api.Module {
 	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(a.marketingDeps()), developer.Module(developer.Deps{Tokens: a.appTokens()}), audit.Module(), automation.Module(a.automationDeps()),
-		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit}), hub.Module(a.hubDeps()), cms.Module(a.cmsDeps())}
+		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit, Computing: a.computingDeps()}), hub.Module(a.hubDeps()), cms.Module(a.cmsDeps())}
 }
 
 // appTokens ends a deleted app's tokens; nil for the declarations alone
@@ -153,6 +156,9 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 		return nil, err
 	}
 	if err := a.wireCMS(); err != nil {
+		return nil, err
+	}
+	if err := a.wireComputing(); err != nil {
 		return nil, err
 	}
 	ready := []api.ReadyCheck{{Name: "store", Check: st.Ping}}
@@ -269,6 +275,7 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 		Coupons:     a.couponActivities(),
 		Newsletters: a.newsletterActivities(),
 		Rendering:   a.renderActivities(),
+		Computing:   a.computingActivities(),
 	}
 	return &dispatch.Worker{Worker: a.workers(taskQueue, acts), Dispatcher: a.dispatcher(acts.Delivery)}
 }

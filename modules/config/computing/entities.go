@@ -2,6 +2,7 @@ package computing
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"platform/kernel/outbound"
@@ -42,8 +43,14 @@ func (e *Entities) ref(ctx context.Context, id string) (Ref, error) {
 	return ref, nil
 }
 
+// ErrNoProvider: the worker has no compute provider configured.
+var ErrNoProvider = errors.New("computing: no compute provider is configured in the worker (PLATFORM_COMPUTE_URL)")
+
 // Request asks the provider for the action on the entity.
 func (e *Entities) Request(ctx context.Context, in contract.ComputingActionInput) (contract.ComputingMachine, error) {
+	if e.Provider == nil {
+		return contract.ComputingMachine{}, ErrNoProvider
+	}
 	ref, err := e.ref(ctx, in.EntityID)
 	if err != nil {
 		return contract.ComputingMachine{}, err
@@ -54,6 +61,9 @@ func (e *Entities) Request(ctx context.Context, in contract.ComputingActionInput
 
 // Read reads the entity's machine at the provider.
 func (e *Entities) Read(ctx context.Context, in contract.ComputingActionInput) (contract.ComputingMachine, error) {
+	if e.Provider == nil {
+		return contract.ComputingMachine{}, ErrNoProvider
+	}
 	ref, err := e.ref(ctx, in.EntityID)
 	if err != nil {
 		return contract.ComputingMachine{}, err
