@@ -33,7 +33,9 @@ type computingHandlers struct{ d ComputingDeps }
 
 func (h *computingHandlers) action(name, title, right string) resource.Action {
 	return resource.Action{Name: name, Title: title, Right: right, Accepted: true,
-		Run: func(ctx context.Context, call *resource.ActionCall) (*resource.ActionResult, error) { return h.move(ctx, call, name) }}
+		Run: func(ctx context.Context, call *resource.ActionCall) (*resource.ActionResult, error) {
+			return h.move(ctx, call, name)
+		}}
 }
 
 // move claims the entity for the action (pendingAction, workflowId) and

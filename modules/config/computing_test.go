@@ -101,7 +101,9 @@ func TestComputingEntities(t *testing.T) {
 			}},
 		{Name: "create: a container has the generic state", Method: "POST", Path: "/config/computingentities",
 			Body: map[string]any{"name": "box", "type": "container"}, Status: 201, Events: []string{"computingentities.created"},
-			Then: func(f *computingFixture, _ apitest.IDs, r *testenv.Resp) { assert.Equal(f.T, "stopped", r.Payload()["state"]) }},
+			Then: func(f *computingFixture, _ apitest.IDs, r *testenv.Resp) {
+				assert.Equal(f.T, "stopped", r.Payload()["state"])
+			}},
 		{Name: "create: an invalid IP address is 422", Method: "POST", Path: "/config/computingentities",
 			Body: map[string]any{"name": "bad-ip", "type": "vm-gcp", "ipAddress": "300.1.2.3"}, Status: 422, Field: "ipAddress", Codes: []string{"validation.format"}},
 		{Name: "create: an IPv6 zone is 422", Method: "POST", Path: "/config/computingentities",
@@ -155,7 +157,9 @@ func TestComputingEntities(t *testing.T) {
 func testComputingActionMoves(t *testing.T, f *computingFixture) {
 	id := f.entity("moves", "vm-gcp")
 	before := f.sim.Requests()
-	act := func(action string) *testenv.Resp { return f.P.Do("POST", "/config/computingentities/"+id+"/actions/"+action, f.Admin, nil) }
+	act := func(action string) *testenv.Resp {
+		return f.P.Do("POST", "/config/computingentities/"+id+"/actions/"+action, f.Admin, nil)
+	}
 
 	r := act("start")
 	require.Equal(t, 202, r.Status, string(r.Body))
@@ -234,7 +238,9 @@ func programScenarios() []computingScenario {
 			return apitest.IDs{"e": f.entity("host", "vm-aws"), "p": f.program("db", "15")}
 		}, Method: "POST", Path: "/config/computinginstallations", Body: map[string]any{"program": "{p}", "computingEntity": "{e}"}, Status: 201,
 			Events: []string{"computinginstallations.created"},
-			Then: func(f *computingFixture, _ apitest.IDs, r *testenv.Resp) { assert.Equal(f.T, "pending", r.Payload()["status"]) }},
+			Then: func(f *computingFixture, _ apitest.IDs, r *testenv.Resp) {
+				assert.Equal(f.T, "pending", r.Payload()["status"])
+			}},
 		{Name: "installation: an unknown entity is 422", Given: func(f *computingFixture) apitest.IDs { return apitest.IDs{"p": f.program("lonely", "1")} },
 			Method: "POST", Path: "/config/computinginstallations", Body: map[string]any{"program": "{p}", "computingEntity": "0123456789abcdef01234567"},
 			Status: 422, Field: "computingEntity"},

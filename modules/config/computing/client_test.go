@@ -22,7 +22,7 @@ type clock struct {
 	t  time.Time
 }
 
-func (c *clock) Now() time.Time     { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) Add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(d) }
 
 func newClient(t *testing.T, h http.Handler, token string) *computing.Client {
