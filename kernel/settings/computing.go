@@ -6,13 +6,9 @@ import (
 	"time"
 )
 
-// ComputingSettings name the release (the state registry's default
-// _appName) and the compute provider the computing entities' start, stop
-// and terminate actions call (docs/config-computing.md).
+// ComputingSettings name the compute provider the computing entities'
+// start, stop and terminate actions call (docs/config-computing.md).
 type ComputingSettings struct {
-	// Release is the name this deployment registers its platform states
-	// under (_appName).
-	Release string
 	// ProviderURL is the base URL of the compute provider protocol; empty:
 	// the actions answer 503.
 	ProviderURL string
@@ -32,7 +28,7 @@ var releaseName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 func computingSettings() []setting {
 	return []setting{
 		{"PLATFORM_RELEASE", "release", "platform", "release name: the _appName the modules register their platform states under (lowercase letters, digits and hyphens)", func(c *Config, v string) error {
-			c.Computing.Release = v
+			c.Release = v
 			if !releaseName.MatchString(v) {
 				return fmt.Errorf("want lowercase letters, digits and hyphens, at most 63, such as platform")
 			}

@@ -146,6 +146,9 @@ type Config struct {
 	// gateway serves at /site/<locale>/<slug>; others' pages are served on
 	// their custom domains (PLATFORM_SITE_CUSTOMER; docs/cms.md).
 	SiteCustomer string
+	// Release names this deployment: the _appName its modules register
+	// their platform states under (PLATFORM_RELEASE).
+	Release string
 	// Computing is where computing entities are started and stopped
 	// (computing.go).
 	Computing ComputingSettings

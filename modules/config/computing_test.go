@@ -29,7 +29,8 @@ func (f *computingFixture) For(t testing.TB) *computingFixture {
 
 type computingScenario = apitest.Scenario[*computingFixture]
 
-var computingRights = []string{"config.computingentities.*", "config.programs.*", "config.computinginstallations.*"}
+var computingRights = []string{"config.computingentities.*", "config.programs.*", "config.computinginstallations.*",
+	"config.platformstates.view", "config.modulestate-cache.view"}
 
 // simDelay is how long the simulator takes to move a machine.
 const simDelay = 300 * time.Millisecond
@@ -146,6 +147,7 @@ func TestComputingEntities(t *testing.T) {
 		}, Method: "POST", Path: "/config/computingentities/{e}/actions/start", Status: 409, Field: "state", Codes: []string{"conflict.state"}},
 	})
 	apitest.Run(t, f, programScenarios())
+	apitest.Run(t, f, stateScenarios())
 	// On the same platform: one per test file.
 	t.Run("moves", func(t *testing.T) { testComputingActionMoves(t, f.For(t)) })
 	t.Run("provider refusal", func(t *testing.T) { testComputingProviderRefusal(t, f.For(t)) })
@@ -261,5 +263,41 @@ func programScenarios() []computingScenario {
 			Method: "DELETE", Path: "/config/computingentities/{e}", Status: 409, Codes: []string{"conflict.state"}},
 		{Name: "delete: an installed program is 409", Given: func(f *computingFixture) apitest.IDs { return f.installed("used") },
 			Method: "DELETE", Path: "/config/programs/{p}", Status: 409, Codes: []string{"conflict.state"}},
+	}
+}
+
+func names(list []map[string]any) []any {
+	var out []any
+	for _, d := range list {
+		out = append(out, d["name"])
+	}
+	return out
+}
+
+func stateScenarios() []computingScenario {
+	tables := "/config/platformstates?_module=config&stateType=table&limit=100"
+	return []computingScenario{
+		{Name: "states: the tables of a module", Method: "GET", Path: tables, Status: 200,
+			Then: func(f *computingFixture, _ apitest.IDs, r *testenv.Resp) {
+				assert.Subset(f.T, names(r.List()), []any{"config.computingentities", "config.programs", "config.computinginstallations", "config.platformstates"})
+				one := f.P.Do("GET", "/config/platformstates/"+r.List()[0]["_id"].(string), f.Admin, nil)
+				assert.Equal(f.T, 200, one.Status, "one state by id")
+			}},
+		{Name: "states: the same for every customer", Method: "GET", Path: tables, Token: func(f *computingFixture) string { return f.Other }, Status: 200,
+			Then: func(f *computingFixture, _ apitest.IDs, r *testenv.Resp) {
+				mine := f.P.Do("GET", tables, f.Admin, nil)
+				assert.Equal(f.T, names(mine.List()), names(r.List()))
+			}},
+		{Name: "states: read-only", Method: "POST", Path: "/config/platformstates",
+			Body: map[string]any{"name": "x", "stateType": "table"}, Status: 405},
+		{Name: "states: need their right", Method: "GET", Path: tables, Scopes: []string{"config.computingentities.view"}, Status: 403, Codes: []string{"auth.scope"}},
+		{Name: "states: filtered on a declared field only", Method: "GET", Path: "/config/platformstates?filter=" + `{"hash":"x"}`, Status: 400},
+		{Name: "module state cache: one summary per module", Method: "GET", Path: "/config/modulestate-cache?_module=config", Status: 200,
+			Then: func(f *computingFixture, _ apitest.IDs, r *testenv.Resp) {
+				require.Len(f.T, r.List(), 1)
+				s := r.List()[0]
+				assert.Equal(f.T, "config", s["overview"])
+				assert.Contains(f.T, s["rights"], "config.computingentities.terminate")
+			}},
 	}
 }

@@ -32,6 +32,7 @@ func Module(d Deps) *api.Module {
 	return &api.Module{
 		Name: "config", HostLabel: "config", Version: Version,
 		Resources: []*resource.Resource{Credentials(d),
-			ComputingEntities(d), Programs(), ComputingInstallations()},
+			ComputingEntities(d), Programs(), ComputingInstallations(),
+			PlatformStates(), ModuleStateCache()},
 	}
 }

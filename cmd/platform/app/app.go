@@ -35,6 +35,7 @@ import (
 	"platform/modules/config"
 	"platform/modules/config/computing"
 	"platform/modules/config/credentials"
+	"platform/modules/config/states"
 	"platform/modules/crm"
 	"platform/modules/crm/bugs"
 	"platform/modules/developer"
@@ -98,6 +99,9 @@ type App struct {
 	llm llm.Provider
 	// computeProvider moves computing entities; nil when none is set.
 	computeProvider computing.Provider
+	// States is what this process's registration of the platform states
+	// changed.
+	States states.Result
 }
 
 // Modules lists the mounted modules (their declarations: New mounts them
@@ -180,6 +184,9 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 		if err := a.API.Mount(ctx, m); err != nil {
 			return nil, fmt.Errorf("mount %s: %w", m.Name, err)
 		}
+	}
+	if err := a.registerStates(ctx); err != nil {
+		return nil, err
 	}
 	a.startTracking()
 	a.startSite()
