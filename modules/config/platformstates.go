@@ -42,7 +42,9 @@ func PlatformStates() *resource.Resource {
 // per module and release, rebuilt from the platform states after each
 // registration.
 func ModuleStateCache() *resource.Resource {
-	integer := func(name string) resource.Field { return resource.Field{Name: name, Type: resource.TInteger, Sort: true} }
+	integer := func(name string) resource.Field {
+		return resource.Field{Name: name, Type: resource.TInteger, Sort: true}
+	}
 	strings := &resource.Field{Type: resource.TString}
 	return &resource.Resource{
 		Plural: states.CacheCollection, Title: "module state summary", ReadOnly: true, Global: true,

@@ -88,6 +88,10 @@ func tableSummary(d store.Doc) store.Doc {
 }
 
 func sortByName(ds []store.Doc) {
-	key := func(d store.Doc) string { t, _ := d[FieldType].(string); n, _ := d[FieldName].(string); return t + "\x00" + n }
+	key := func(d store.Doc) string {
+		t, _ := d[FieldType].(string)
+		n, _ := d[FieldName].(string)
+		return t + "\x00" + n
+	}
 	slices.SortFunc(ds, func(a, b store.Doc) int { return strings.Compare(key(a), key(b)) })
 }
