@@ -247,9 +247,12 @@ func programScenarios() []computingScenario {
 			Method: "POST", Path: "/config/computinginstallations", Body: map[string]any{"program": "{p}", "computingEntity": "0123456789abcdef01234567"},
 			Status: 422, Field: "computingEntity"},
 		{Name: "installation: another customer's program is 422", Given: func(f *computingFixture) apitest.IDs {
-			r := f.P.Do("POST", "/config/programs", f.Other, map[string]any{"name": "theirs", "version": "1", "artefactUrl": "https://example.com/t", "checksum": sha})
-			require.Equal(f.T, 201, r.Status)
-			return apitest.IDs{"e": f.entity("host-2", "cron"), "p": r.Payload()["_id"].(string)}
+			// Straight into the store: an event of B's, dispatched during
+			// the call, would change B's snapshot.
+			theirs := store.NewID()
+			require.NoError(f.T, f.P.Store.Collection(computing.ProgramsCollection).Insert(f.OtherCtx, store.Doc{"_id": theirs, "name": "theirs", "version": "1",
+				"artefactUrl": "https://example.com/t", "checksum": sha}))
+			return apitest.IDs{"e": f.entity("host-2", "cron"), "p": theirs}
 		}, Method: "POST", Path: "/config/computinginstallations", Body: map[string]any{"program": "{p}", "computingEntity": "{e}"}, Status: 422, Field: "program"},
 		{Name: "installation: twice is 409", Given: func(f *computingFixture) apitest.IDs { return f.installed("dup") },
 			Method: "POST", Path: "/config/computinginstallations", Body: map[string]any{"program": "{p}", "computingEntity": "{e}"}, Status: 409},

@@ -13,7 +13,7 @@ import (
 func PlatformStates() *resource.Resource {
 	str := func(name string) resource.Field { return resource.Field{Name: name, Type: resource.TString} }
 	boolean := func(name string) resource.Field { return resource.Field{Name: name, Type: resource.TBool} }
-	strings := &resource.Field{Type: resource.TString}
+	strList := &resource.Field{Type: resource.TString}
 	return &resource.Resource{
 		Plural: states.Collection, Title: "platform state", ReadOnly: true, Global: true,
 		Fields: []resource.Field{
@@ -24,8 +24,8 @@ func PlatformStates() *resource.Resource {
 			{Name: states.FieldType, Type: resource.TString, Enum: states.Types, Filter: true, Sort: true},
 			{Name: "cols", Type: resource.TArray, Description: "a table's columns: every readable field, with whether it may be filtered and sorted on",
 				Items: &resource.Field{Type: resource.TObject, Fields: []resource.Field{str("name"), str("type"), boolean("filter"), boolean("sort"), boolean("readOnly"),
-					{Name: "enum", Type: resource.TArray, Items: strings}}}},
-			{Name: "filters", Type: resource.TArray, Items: strings, Filter: true, Description: "a table's filterable fields"},
+					{Name: "enum", Type: resource.TArray, Items: strList}}}},
+			{Name: "filters", Type: resource.TArray, Items: strList, Filter: true, Description: "a table's filterable fields"},
 			{Name: "actions", Type: resource.TArray, Description: "a table's operations and actions, each with its method, path and right",
 				Items: &resource.Field{Type: resource.TObject, Fields: []resource.Field{str("name"), str("method"), str("path"), str("right"), str("title")}}},
 			{Name: "links", Type: resource.TArray, Description: "the resource (self, openapi, relations), a right's resource, or an overview's tables",
@@ -45,7 +45,7 @@ func ModuleStateCache() *resource.Resource {
 	integer := func(name string) resource.Field {
 		return resource.Field{Name: name, Type: resource.TInteger, Sort: true}
 	}
-	strings := &resource.Field{Type: resource.TString}
+	strList := &resource.Field{Type: resource.TString}
 	return &resource.Resource{
 		Plural: states.CacheCollection, Title: "module state summary", ReadOnly: true, Global: true,
 		Fields: []resource.Field{
@@ -54,9 +54,9 @@ func ModuleStateCache() *resource.Resource {
 			{Name: "overview", Type: resource.TString, Description: "the name of the module's overview state"},
 			{Name: "tables", Type: resource.TArray, Items: &resource.Field{Type: resource.TObject, Fields: []resource.Field{
 				{Name: "name", Type: resource.TString}, {Name: "href", Type: resource.TString}, {Name: "title", Type: resource.TString},
-				{Name: "filters", Type: resource.TArray, Items: strings}, {Name: "actions", Type: resource.TArray, Items: strings},
+				{Name: "filters", Type: resource.TArray, Items: strList}, {Name: "actions", Type: resource.TArray, Items: strList},
 			}}},
-			{Name: "rights", Type: resource.TArray, Items: strings, Filter: true},
+			{Name: "rights", Type: resource.TArray, Items: strList, Filter: true},
 			integer("stateCount"), integer("tableCount"), integer("rightCount"),
 			{Name: states.FieldHash, Type: resource.TString, Description: "changes whenever one of the module's states does"},
 		},

@@ -26,6 +26,7 @@ func TestStatesRegisteredOnceAcrossRestarts(t *testing.T) {
 	require.Positive(t, first.States.Inserted)
 	stored := allStates(t, st)
 	require.Len(t, stored, first.States.Inserted)
+	t.Logf("%d platform states registered", len(stored))
 
 	for range 2 {
 		again := startOn(t, st)
