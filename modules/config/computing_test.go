@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"platform/kernel/query"
 	"platform/kernel/settings"
 	"platform/kernel/store"
 	"platform/modules/config/computing"
@@ -54,6 +55,15 @@ func newComputingFixture(t *testing.T) *computingFixture {
 
 func (f *computingFixture) entity(name, typ string) string {
 	return f.Create("/config/computingentities", map[string]any{"name": name, "type": typ, "ipAddress": "192.0.2.10", "tags": []string{"team-a"}})
+}
+
+// pending makes an entity with a stop under way (no workflow runs it).
+func (f *computingFixture) pending(name string) apitest.IDs {
+	id := f.Create("/config/computingentities", map[string]any{"name": name, "type": "vm-aws", "instanceId": "i-" + name})
+	_, err := f.P.Store.Collection(computing.Collection).Update(f.P.Ctx(), query.ID(id), store.Update{Set: store.Doc{
+		computing.FieldPendingAction: computing.Stop, computing.FieldWorkflowID: "computing-none", "awsState": "running"}})
+	require.NoError(f.T, err)
+	return apitest.IDs{"e": id}
 }
 
 // landed waits until the entity's action has settled and returns it.
@@ -128,6 +138,13 @@ func TestComputingEntities(t *testing.T) {
 			Method: "POST", Path: "/config/computingentities/{e}/actions/start", Token: func(f *computingFixture) string { return f.Other }, Status: 404},
 		{Name: "another customer cannot read it", Given: func(f *computingFixture) apitest.IDs { return apitest.IDs{"e": f.entity("hidden", "cron")} },
 			Method: "GET", Path: "/config/computingentities/{e}", Token: func(f *computingFixture) string { return f.Other }, Status: 404},
+		{Name: "pending: the machine cannot change", Given: func(f *computingFixture) apitest.IDs { return f.pending("busy-1") },
+			Method: "PATCH", Path: "/config/computingentities/{e}", Body: map[string]any{"instanceId": "i-other"}, Status: 409, Field: "instanceId"},
+		{Name: "pending: other fields can", Given: func(f *computingFixture) apitest.IDs { return f.pending("busy-2") },
+			Method: "PATCH", Path: "/config/computingentities/{e}", Body: map[string]any{"tags": []string{"moved"}}, Status: 200,
+			Events: []string{"computingentities.updated"}},
+		{Name: "pending: no delete", Given: func(f *computingFixture) apitest.IDs { return f.pending("busy-3") },
+			Method: "DELETE", Path: "/config/computingentities/{e}", Status: 409, Field: "pendingAction"},
 		{Name: "start: 202, pending, then running", Given: func(f *computingFixture) apitest.IDs { return apitest.IDs{"e": f.entity("web-2", "vm-aws")} },
 			Method: "POST", Path: "/config/computingentities/{e}/actions/start", Status: 202,
 			Then: func(f *computingFixture, v apitest.IDs, r *testenv.Resp) {

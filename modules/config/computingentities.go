@@ -77,6 +77,9 @@ func ComputingEntities(d Deps) *resource.Resource {
 // checkEntity validates the address and tags, keeps the type, and gives a
 // new entity its state field: stopped.
 func checkEntity(_ context.Context, w *resource.Write) error {
+	if p := str(w.Old[computing.FieldPendingAction]); p != "" && w.Old[computing.FieldInstanceID] != w.New[computing.FieldInstanceID] {
+		return resource.Conflict(computing.FieldInstanceID, "a %s is under way on this machine; change instanceId once it has landed", p)
+	}
 	var errs []resource.ErrorEntry
 	t, _ := w.New[computing.FieldType].(string)
 	if w.Old != nil && w.Old[computing.FieldType] != t {
