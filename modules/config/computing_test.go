@@ -33,8 +33,9 @@ type computingScenario = apitest.Scenario[*computingFixture]
 var computingRights = []string{"config.computingentities.*", "config.programs.*", "config.computinginstallations.*",
 	"config.platformstates.view", "config.modulestate-cache.view"}
 
-// simDelay is how long the simulator takes to move a machine.
-const simDelay = 300 * time.Millisecond
+// simDelay is how long the simulator takes to move a machine: long
+// enough that no move lands within the call that asked for it.
+const simDelay = 700 * time.Millisecond
 
 func newComputingFixture(t *testing.T) *computingFixture {
 	t.Helper()
@@ -78,13 +79,21 @@ func (f *computingFixture) landed(id string) store.Doc {
 	return d
 }
 
-func (f *computingFixture) eventNames(id string) []string {
+// eventNames lists the entity's events once there are n: a settle
+// writes the entity and then records its event, so the event may follow
+// the state a moment later.
+func (f *computingFixture) eventNames(id string, n int) []string {
+	f.T.Helper()
 	var out []string
-	for _, ev := range f.Events() {
-		if ev.Data["_id"] == id && strings.HasPrefix(ev.Name, computing.Collection+".") {
-			out = append(out, strings.TrimPrefix(ev.Name, computing.Collection+"."))
+	require.Eventually(f.T, func() bool {
+		out = nil
+		for _, ev := range f.Events() {
+			if ev.Data["_id"] == id && strings.HasPrefix(ev.Name, computing.Collection+".") {
+				out = append(out, strings.TrimPrefix(ev.Name, computing.Collection+"."))
+			}
 		}
-	}
+		return len(out) >= n
+	}, 10*time.Second, 20*time.Millisecond, "%d events of %s: %v", n, id, out)
 	return out
 }
 
@@ -154,12 +163,13 @@ func TestComputingEntities(t *testing.T) {
 				assert.Equal(f.T, "done", d[computing.FieldLastAction].(map[string]any)["outcome"])
 				assert.Equal(f.T, r.Payload()[computing.FieldWorkflowID], d[computing.FieldWorkflowID])
 				assert.Equal(f.T, computing.Running, f.sim.State(f.P.Customer.ID, v["e"]), "moved at the provider")
-				assert.Equal(f.T, []string{"created", "started"}, f.eventNames(v["e"]))
+				assert.Equal(f.T, []string{"created", "started"}, f.eventNames(v["e"], 2))
 			}},
 		{Name: "terminated is final", Given: func(f *computingFixture) apitest.IDs {
 			id := f.entity("doomed", "container")
 			require.Equal(f.T, 202, f.P.Do("POST", "/config/computingentities/"+id+"/actions/terminate", f.Admin, nil).Status)
 			require.Equal(f.T, "terminated", f.landed(id)["state"])
+			f.eventNames(id, 2) // recorded before the call, not during it
 			return apitest.IDs{"e": id}
 		}, Method: "POST", Path: "/config/computingentities/{e}/actions/start", Status: 409, Field: "state", Codes: []string{"conflict.state"}},
 	})
@@ -199,7 +209,7 @@ func testComputingActionMoves(t *testing.T, f *computingFixture) {
 		wf = r.Payload()[computing.FieldWorkflowID]
 		assert.Equal(t, step.state, f.landed(id)["gcpState"], step.action)
 	}
-	assert.Equal(t, []string{"created", "started", "stopped", "started", "terminated"}, f.eventNames(id))
+	assert.Equal(t, []string{"created", "started", "stopped", "started", "terminated"}, f.eventNames(id, 5))
 	assert.Equal(t, before+4, f.sim.Requests(), "one provider request per action")
 	require.Equal(t, 409, act("stop").Status, "terminated is final")
 }
@@ -217,7 +227,7 @@ func testComputingProviderRefusal(t *testing.T, f *computingFixture) {
 	assert.Equal(t, "failed", last["outcome"])
 	assert.Contains(t, last["failure"], "refused")
 	assert.Equal(t, "stopped", d["awsState"], "no state was read after the refusal")
-	assert.Equal(t, []string{"created", "actionfailed"}, f.eventNames(id))
+	assert.Equal(t, []string{"created", "actionfailed"}, f.eventNames(id, 2))
 	assert.Equal(t, 202, f.P.Do("POST", "/config/computingentities/"+id+"/actions/start", f.Admin, nil).Status, "it may be asked again")
 }
 
