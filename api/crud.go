@@ -151,10 +151,14 @@ func (h *crud) action(req *Request, name string) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rec, ok := res.Payload.(store.Doc); ok && rec["_id"] != nil {
-		return h.recordResponse(req, rec, http.StatusOK), nil
+	status := http.StatusOK
+	if a.Accepted {
+		status = http.StatusAccepted
 	}
-	return &Response{Payload: res.Payload}, nil
+	if rec, ok := res.Payload.(store.Doc); ok && rec["_id"] != nil {
+		return h.recordResponse(req, rec, status), nil
+	}
+	return &Response{Status: status, Payload: res.Payload}, nil
 }
 
 // sub lists the records related to one record (GET /{plural}/:id/<rel>).

@@ -62,7 +62,7 @@ func (s *Server) Mount(ctx context.Context, m *Module) error {
 	api := g.Group("", s.authenticate)
 	for _, r := range m.Resources {
 		s.svc.Registry.Add(m.Name, r)
-		if err := s.svc.Store.EnsureIndexes(ctx, r.Plural, true, r.Indexes); err != nil {
+		if err := s.svc.Store.EnsureIndexes(ctx, r.Plural, !r.Global, r.Indexes); err != nil {
 			return err
 		}
 		s.mountResource(g, api, r)

@@ -130,10 +130,14 @@ func resourcePaths(r *resource.Resource, name string, reg *resource.Registry, sc
 		if a.Event != "" {
 			summary += fmt.Sprintf(" (emits %s.%s)", r.Plural, a.Event)
 		}
-		out[base+"/{id}/actions/"+a.Name] = obj{"post": op(opID(a.Name), summary, r.ActionRight(a), []any{idParam}, ab, 200, envelopeOf(obj{}))}
+		ok := 200
+		if a.Accepted {
+			ok = 202
+		}
+		out[base+"/{id}/actions/"+a.Name] = obj{"post": op(opID(a.Name), summary, r.ActionRight(a), []any{idParam}, ab, ok, envelopeOf(obj{}))}
 		if a.Short {
 			out[base+"/{id}/"+a.Name] = obj{"post": op(opID(a.Name, "short"), summary+" (the same as .../actions/"+a.Name+")",
-				r.ActionRight(a), []any{idParam}, ab, 200, envelopeOf(obj{}))}
+				r.ActionRight(a), []any{idParam}, ab, ok, envelopeOf(obj{}))}
 		}
 	}
 	for i := range r.Relations {

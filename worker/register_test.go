@@ -8,6 +8,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"platform/activities/computing"
 	"platform/activities/coupons"
 	"platform/activities/credentials"
 	"platform/activities/delivery"
@@ -32,9 +33,9 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 	r := &recorder{}
 	worker.Register(r, worker.Activities{System: &system.Activities{}, Delivery: &delivery.Activities{}, Pipelines: &pipelines.Activities{}, Maintenance: &maintenance.Activities{},
 		Coupons: &coupons.Activities{}, Newsletters: &newsletters.Activities{}, Rendering: &rendering.Activities{},
-		Notifications: &notifications.Activities{}, Credentials: &credentials.Activities{}})
+		Notifications: &notifications.Activities{}, Credentials: &credentials.Activities{}, Computing: &computing.Activities{}})
 	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "WebhookRetrier", "PipelineRun", "FireTrigger", "OAuthSweep", "Retention",
-		"CouponExpiry", "NewsletterSend", "RenderRecord", "RenderAffected", "NotificationDelivery", "CredentialCommand"}, r.workflows)
+		"CouponExpiry", "NewsletterSend", "RenderRecord", "RenderAffected", "NotificationDelivery", "CredentialCommand", "ComputingAction"}, r.workflows)
 	require.ElementsMatch(t, []string{
 		"SelfCheck", "ReportBug",
 		"EventTargets", "LaunchEventRuns", "MarkDispatched", "DeliverWebhook", "SettleDelivery", "RetryDueDeliveries",
@@ -45,6 +46,7 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 		"Render", "SignalAffectedRenders",
 		"SendNotification", "SettleNotification",
 		"RunCredentialCommand",
+		"ComputingRequest", "ComputingRead", "ComputingSettle",
 	}, r.activities)
 }
 

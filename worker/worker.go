@@ -10,6 +10,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"platform/activities/computing"
 	"platform/activities/coupons"
 	"platform/activities/credentials"
 	"platform/activities/delivery"
@@ -39,6 +40,8 @@ type Activities struct {
 	Notifications *notifications.Activities
 	// Credentials run the credential commands (test, refresh, revoke).
 	Credentials *credentials.Activities
+	// Computing moves computing entities through their provider.
+	Computing   *computing.Activities
 }
 
 // Register registers every workflow and the activities of acts under
@@ -75,6 +78,9 @@ func Register(r sdkworker.Registry, acts Activities) {
 	if acts.Credentials != nil {
 		registerActivities(r, []named{{contract.ActivityRunCredentialCommand, acts.Credentials.RunCredentialCommand}})
 	}
+	if acts.Computing != nil {
+		registerActivities(r, computingActivities(acts.Computing))
+	}
 }
 
 // RegisterWorkflows registers every workflow under its contract name; the
@@ -95,6 +101,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 		{contract.WorkflowRenderAffected, workflows.RenderAffected},
 		{contract.WorkflowNotificationDelivery, workflows.NotificationDelivery},
 		{contract.WorkflowCredentialCommand, workflows.CredentialCommand},
+		{contract.WorkflowComputingAction, workflows.ComputingAction},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
 	}
@@ -169,5 +176,13 @@ func newsletterActivities(a *newsletters.Activities) []named {
 		{contract.ActivityBeginNewsletter, a.BeginNewsletter},
 		{contract.ActivitySendNewsletterPage, a.SendNewsletterPage},
 		{contract.ActivityFinishNewsletter, a.FinishNewsletter},
+	}
+}
+
+func computingActivities(a *computing.Activities) []named {
+	return []named{
+		{contract.ActivityComputingRequest, a.ComputingRequest},
+		{contract.ActivityComputingRead, a.ComputingRead},
+		{contract.ActivityComputingSettle, a.ComputingSettle},
 	}
 }

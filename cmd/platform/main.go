@@ -24,6 +24,7 @@ commands:
   check      run the self-check workflow through the worker and the store
   backup     backup --to <dir>: copy the store and Temporal while running
   migrate-store  migrate-store --to <MONGODB_URI>: copy the embedded store into MongoDB
+  compute-sim  serve the compute provider simulator (docs/config-computing.md) for local tries
   sandbox    (internal) the child process the worker runs user code in
 
 Run "platform <command> -h" for a command's flags.`
@@ -61,4 +62,5 @@ var commands = map[string]func([]string) error{
 	"backup":             runBackup,
 	"migrate-store":      runMigrateStore,
 	"sandbox":            runSandbox,
+	"compute-sim":        runComputeSim,
 }

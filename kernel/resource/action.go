@@ -22,7 +22,10 @@ type Action struct {
 	// it there in meta.actions: the form the specification gives for some
 	// (POST .../references/<id>/copy).
 	Short bool
-	Run   func(ctx context.Context, call *ActionCall) (*ActionResult, error)
+	// Accepted actions hand their work to a workflow and answer 202
+	// Accepted (the record showing the work under way) instead of 200.
+	Accepted bool
+	Run      func(ctx context.Context, call *ActionCall) (*ActionResult, error)
 }
 
 // ActionCall is what an action receives. Its writes go through Service

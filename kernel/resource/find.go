@@ -34,7 +34,7 @@ func (s *Service) Find(ctx context.Context, r *Resource, q ListQuery) (*Page, er
 	if sort == nil {
 		sort = r.DefaultSort
 	}
-	coll := s.Store.Collection(r.Plural)
+	coll := r.Collection(s.Store)
 	docs, err := coll.Find(ctx, store.FindOptions{
 		Filter: filter, Sort: orderBy(r.SortFirst, sort), Skip: int64((page - 1) * q.Limit), Limit: int64(q.Limit + 1),
 		Fields: storedFields(r, q.Fields),

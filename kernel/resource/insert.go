@@ -22,7 +22,7 @@ func (s *Service) Insert(ctx context.Context, r *Resource, doc store.Doc) (store
 		rec["_id"] = id
 	}
 	dropNulls(rec)
-	if err := s.Store.Collection(r.Plural).Insert(ctx, rec); err != nil {
+	if err := r.Collection(s.Store).Insert(ctx, rec); err != nil {
 		return nil, storeError(err, r)
 	}
 	return Present(r, rec, nil), nil

@@ -35,7 +35,7 @@ func (s *Service) linked(ctx context.Context, rel *Relation, id string) error {
 	if target == nil {
 		return nil
 	}
-	_, err := s.Store.Collection(target.Plural).Get(ctx, id, "_id")
+	_, err := target.Collection(s.Store).Get(ctx, id, "_id")
 	if errors.Is(err, store.ErrNotFound) {
 		return InvalidField(rel.Field, "no %s %s exists for this customer", target.Title, id)
 	}

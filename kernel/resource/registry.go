@@ -107,6 +107,9 @@ func (r *Resource) check() error {
 		}
 		rels[rel.Rel] = true
 	}
+	if r.Global && !r.ReadOnly {
+		return fmt.Errorf("a global resource must be read-only: clients of one customer cannot write records every customer sees")
+	}
 	if r.Key != "" {
 		f := r.Field(r.Key)
 		if f == nil || f.Type != TString || !(f.Unique || f.UniqueWithin != "") || !f.Required {

@@ -27,6 +27,10 @@ type Resource struct {
 	Rights Rights
 	// ReadOnly resources serve list and get only (records are written by the platform).
 	ReadOnly bool
+	// Global resources hold records of no customer, the same for every
+	// caller (the state registry derived from the declarations): they are
+	// kept in an unscoped collection and must be ReadOnly.
+	Global bool
 	// Export declares an export right (<module>.<entity>.export, or
 	// Rights.Export): lists answered as CSV or YAML, and any bulk export,
 	// need it besides the view right.
@@ -106,6 +110,15 @@ func (r *Resource) entity() string {
 		return r.Entity
 	}
 	return r.Plural
+}
+
+// Collection opens r's records in st: scoped to the customer of the
+// context, or unscoped for a Global resource.
+func (r *Resource) Collection(st store.Store) store.Collection {
+	if r.Global {
+		return st.Global(r.Plural)
+	}
+	return st.Collection(r.Plural)
 }
 
 // ActionRight is the right an action needs.

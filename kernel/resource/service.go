@@ -62,7 +62,7 @@ func (s *Service) Load(ctx context.Context, r *Resource, ref string) (store.Doc,
 		return nil, err
 	}
 	rf := readFilter(ctx, r)
-	coll := s.Store.Collection(r.Plural)
+	coll := r.Collection(s.Store)
 	if byID && rf == nil {
 		doc, err := coll.Get(ctx, lowerID(ref))
 		return doc, storeError(err, r)
@@ -105,7 +105,7 @@ func (s *Service) CreateWith(ctx context.Context, r *Resource, body map[string]a
 	if err := s.beforeWrite(ctx, r, w); err != nil {
 		return nil, err
 	}
-	if err := s.Store.Collection(r.Plural).Insert(ctx, w.New); err != nil {
+	if err := r.Collection(s.Store).Insert(ctx, w.New); err != nil {
 		return nil, storeError(err, r)
 	}
 	if err := s.afterWrite(ctx, r, w.New, nil); err != nil {
@@ -149,7 +149,7 @@ func (s *Service) update(ctx context.Context, r *Resource, ref string, body map[
 	if err := s.beforeWrite(ctx, r, w); err != nil {
 		return nil, err
 	}
-	saved, err := s.Store.Collection(r.Plural).Update(ctx, query.ID(idOf(old)), diff(old, w.New))
+	saved, err := r.Collection(s.Store).Update(ctx, query.ID(idOf(old)), diff(old, w.New))
 	if err != nil {
 		return nil, storeError(err, r)
 	}
@@ -177,7 +177,7 @@ func (s *Service) Delete(ctx context.Context, r *Resource, ref string) (store.Do
 			return nil, err
 		}
 	}
-	n, err := s.Store.Collection(r.Plural).Delete(ctx, query.ID(idOf(old)))
+	n, err := r.Collection(s.Store).Delete(ctx, query.ID(idOf(old)))
 	if err != nil {
 		return nil, storeError(err, r)
 	}
@@ -224,7 +224,7 @@ func (c Change) update(ctx context.Context) store.Update {
 // the id makes the change conditional: NotFound when it does not hold)
 // and answers the record as it is afterwards.
 func (s *Service) Apply(ctx context.Context, r *Resource, where query.Expr, c Change) (store.Doc, error) {
-	doc, err := s.Store.Collection(r.Plural).Update(ctx, where, c.update(ctx))
+	doc, err := r.Collection(s.Store).Update(ctx, where, c.update(ctx))
 	if err != nil {
 		return nil, storeError(err, r)
 	}
@@ -255,7 +255,7 @@ func (s *Service) ApplyIfUnchanged(ctx context.Context, r *Resource, read store.
 // and answers how many changed. It emits no event: the action that
 // caused it announces itself.
 func (s *Service) ApplyAll(ctx context.Context, r *Resource, where query.Expr, c Change) (int64, error) {
-	n, err := s.Store.Collection(r.Plural).UpdateMany(ctx, where, c.update(ctx))
+	n, err := r.Collection(s.Store).UpdateMany(ctx, where, c.update(ctx))
 	return n, storeError(err, r)
 }
 

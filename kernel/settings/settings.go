@@ -149,6 +149,12 @@ type Config struct {
 	// gateway serves at /site/<locale>/<slug>; others' pages are served on
 	// their custom domains (PLATFORM_SITE_CUSTOMER; docs/cms.md).
 	SiteCustomer string
+	// Release names this deployment: the _appName its modules register
+	// their platform states under (PLATFORM_RELEASE).
+	Release string
+	// Computing is where computing entities are started and stopped
+	// (computing.go).
+	Computing ComputingSettings
 }
 
 // setting is one configurable value: its env name, flag name, default and parser.
@@ -307,7 +313,7 @@ func settings() []setting {
 			c.NewsletterLease, err = between(v, 2*time.Second, time.Hour)
 			return
 		}},
-	}, slotSettings()...)
+	}, append(slotSettings(), computingSettings()...)...)
 }
 
 // Load parses args (flags) over the environment. The returned error is a
@@ -388,7 +394,7 @@ func (c *Config) ModuleBaseURL(label string) string {
 
 // secretSettings are never shown: --help leaves out their values, and
 // InvalidError never quotes one.
-var secretSettings = map[string]bool{"PLATFORM_MASTER_KEY": true, "PLATFORM_SMTP_PASSWORD": true, "PLATFORM_SMS_TOKEN": true, "PLATFORM_PUSH_TOKEN": true, "PLATFORM_TRANSLATE_KEY": true, "PLATFORM_LLM_KEY": true}
+var secretSettings = map[string]bool{"PLATFORM_MASTER_KEY": true, "PLATFORM_SMTP_PASSWORD": true, "PLATFORM_SMS_TOKEN": true, "PLATFORM_PUSH_TOKEN": true, "PLATFORM_TRANSLATE_KEY": true, "PLATFORM_LLM_KEY": true, "PLATFORM_COMPUTE_TOKEN": true}
 
 func mailAddress(v string) error {
 	if _, err := mail.ParseAddress(v); err != nil {

@@ -37,6 +37,8 @@ type Deps struct {
 	// Commands runs the credential commands (test, refresh, revoke) as
 	// workflows; nil answers them 503.
 	Commands Commands
+	// Computing configures the computing entities' actions.
+	Computing ComputingDeps
 }
 
 // Module returns the config module's declaration.
@@ -46,7 +48,8 @@ func Module(d Deps) *api.Module {
 		Name: "config", HostLabel: "config", Version: Version,
 		Resources: []*resource.Resource{Credentials(d), Flags(fl), FlagRules(fl), FlagHistory(),
 			NotificationChannels(d), NotificationTemplates(d), NotificationRoutes(d), NotificationDeliveries(),
-			Translations(), Locales(), MarketplaceApps(), Bundles(&installer{}), AppInstallations(&installer{}), Themes(), Assets()},
+			Translations(), Locales(), MarketplaceApps(), Bundles(&installer{}), AppInstallations(&installer{}), Themes(), Assets(),
+			ComputingEntities(d), Programs(), ComputingInstallations(), PlatformStates(), ModuleStateCache()},
 		Routes: moduleRoutes(fl.routes, catalogRoutes(d)),
 		Paths:  modulePaths(flagPaths(), catalogPaths(d)),
 	}

@@ -71,10 +71,10 @@ func TestTranslations(t *testing.T) {
 	})
 }
 
-var names atomic.Int64
+var nameCounter atomic.Int64
 
 // uniqueName is prefix with a number no other call of the test binary got.
-func uniqueName(prefix string) string { return fmt.Sprintf("%s%d", prefix, names.Add(1)) }
+func uniqueName(prefix string) string { return fmt.Sprintf("%s%d", prefix, nameCounter.Add(1)) }
 
 func TestLocales(t *testing.T) {
 	f := newCatalog(t)

@@ -45,6 +45,7 @@ var WorkflowKinds = map[string]Kind{
 	WorkflowFireTrigger:          KindPipelines,
 	WorkflowNewsletterSend:       KindMail,
 	WorkflowCredentialCommand:    KindSystem,
+	WorkflowComputingAction:      KindSystem,
 }
 
 // KindOf is the kind of a workflow type; an unknown one is system work.

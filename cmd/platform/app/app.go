@@ -33,7 +33,9 @@ import (
 	"platform/modules/automation"
 	"platform/modules/cms"
 	"platform/modules/config"
+	"platform/modules/config/computing"
 	"platform/modules/config/credentials"
+	"platform/modules/config/states"
 	"platform/modules/crm"
 	"platform/modules/crm/bugs"
 	"platform/modules/developer"
@@ -95,6 +97,11 @@ type App struct {
 	translator translate.Provider
 	// llm is the language model of generate-blocks; nil when none is set.
 	llm llm.Provider
+	// computeProvider moves computing entities; nil when none is set.
+	computeProvider computing.Provider
+	// States is what this process's registration of the platform states
+	// changed.
+	States states.Result
 }
 
 // Modules lists the mounted modules (their declarations: New mounts them
@@ -110,7 +117,7 @@ func (a *App) modules() []*api.Module {
 // the declarations alone (Modules).
 func (a *App) configDeps() config.Deps {
 	return config.Deps{Vault: a.Vault, Audit: a.Audit, Service: a.Service, Outbound: a.Outbound, MaxAssetBytes: a.maxAssetBytes(),
-		Commands: a.credentialCommands()}
+		Commands: a.credentialCommands(), Computing: a.computingDeps()}
 }
 
 // appTokens ends a deleted app's tokens; nil for the declarations alone
@@ -162,6 +169,9 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 	if err := a.wireCMS(); err != nil {
 		return nil, err
 	}
+	if err := a.wireComputing(); err != nil {
+		return nil, err
+	}
 	ready := []api.ReadyCheck{{Name: "store", Check: st.Ping}}
 	if tc != nil {
 		ready = append(ready, api.ReadyCheck{Name: "temporal", Check: temporalx.Ready(tc)})
@@ -181,6 +191,9 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 		if err := a.API.Mount(ctx, m); err != nil {
 			return nil, fmt.Errorf("mount %s: %w", m.Name, err)
 		}
+	}
+	if err := a.registerStates(ctx); err != nil {
+		return nil, err
 	}
 	a.startTracking()
 	a.startSite()
@@ -279,6 +292,7 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 
 		Notifications: a.notificationActivities(),
 		Credentials:   a.credentialActivities(),
+		Computing:   a.computingActivities(),
 	}
 	acts.Delivery.Notifications = acts.Notifications
 	return &dispatch.Worker{Worker: a.workers(taskQueue, acts), Dispatcher: a.dispatcher(acts.Delivery)}
