@@ -8,6 +8,7 @@ import (
 	"platform/api"
 	"platform/kernel/resource"
 	"platform/modules/audit/trail"
+	"platform/modules/config/apikeys"
 	"platform/modules/config/credentials"
 )
 
@@ -23,12 +24,15 @@ type Deps struct {
 	// Audit receives one record per decrypt; nil refuses decrypt (503), as
 	// decrypt is only allowed audited.
 	Audit trail.Writer
+	// APIKeys registers API keys and checks them for the verifier; nil
+	// answers 503 to creating one.
+	APIKeys *apikeys.Keys
 }
 
 // Module returns the config module's declaration.
 func Module(d Deps) *api.Module {
 	return &api.Module{
 		Name: "config", HostLabel: "config", Version: Version,
-		Resources: []*resource.Resource{Credentials(d)},
+		Resources: []*resource.Resource{Credentials(d), APIKeys(d)},
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"platform/modules/automation"
 	"platform/modules/cms"
 	"platform/modules/config"
+	"platform/modules/config/apikeys"
 	"platform/modules/config/credentials"
 	"platform/modules/crm"
 	"platform/modules/crm/bugs"
@@ -88,6 +89,8 @@ type App struct {
 	// Vault seals the customers' credentials; nil without a master key
 	// (the credential routes then answer 503 naming PLATFORM_MASTER_KEY).
 	Vault *credentials.Vault
+	// APIKeys checks API keys for the Verifier (module config keeps them).
+	APIKeys *apikeys.Keys
 
 	pipes pipelines
 	news  *newsletter.Sender
@@ -103,7 +106,7 @@ func Modules() []*api.Module { return (&App{}).modules() }
 
 func (a *App) modules() []*api.Module {
 	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(a.marketingDeps()), developer.Module(developer.Deps{Tokens: a.appTokens()}), audit.Module(), automation.Module(a.automationDeps()),
-		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit}), hub.Module(a.hubDeps()), cms.Module(a.cmsDeps())}
+		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit, APIKeys: a.APIKeys}), hub.Module(a.hubDeps()), cms.Module(a.cmsDeps())}
 }
 
 // appTokens ends a deleted app's tokens; nil for the declarations alone
@@ -130,7 +133,8 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 	a.Keys = auth.NewKeyRing(st)
 	a.Minter = &auth.Minter{Keys: a.Keys, Issuer: cfg.AuthURL, Audience: cfg.GatewayURL}
 	a.Revocations = oauth.NewRevocationList(st)
-	a.Verifier = &auth.Verifier{Keys: a.Keys, Issuer: cfg.AuthURL, Audience: cfg.GatewayURL, Revoked: a.Revocations}
+	a.APIKeys = &apikeys.Keys{Store: st, Log: log}
+	a.Verifier = &auth.Verifier{Keys: a.Keys, Issuer: cfg.AuthURL, Audience: cfg.GatewayURL, Revoked: a.Revocations, APIKeys: a.APIKeys}
 	a.Identity = &identity.Service{Store: st}
 	a.Events = &events.Recorder{Store: st}
 	a.Audit = &trail.StoreWriter{Store: st, Log: log}
