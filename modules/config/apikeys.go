@@ -30,7 +30,7 @@ func APIKeys(d Deps) *resource.Resource {
 	h := &keyHandlers{keys: d.APIKeys}
 	str := &resource.Field{Type: resource.TString, MaxLen: 200}
 	return &resource.Resource{
-		Plural: apikeys.Collection, Title: "API key",
+		Plural: apikeys.Collection, Title: "API key", Grants: oauthTokenGrants,
 		Fields: []resource.Field{
 			{Name: "name", Type: resource.TString, Required: true, MaxLen: 200, Filter: true, Sort: true, Description: "what the key is for"},
 			{Name: "scopes", Type: resource.TArray, Required: true, Items: str, Filter: true,

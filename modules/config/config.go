@@ -10,6 +10,7 @@ import (
 	"platform/modules/audit/trail"
 	"platform/modules/config/apikeys"
 	"platform/modules/config/credentials"
+	"platform/modules/oauth/families"
 )
 
 // Version is the module's meta.version.host.
@@ -27,6 +28,9 @@ type Deps struct {
 	// APIKeys registers API keys and checks them for the verifier; nil
 	// answers 503 to creating one.
 	APIKeys *apikeys.Keys
+	// OAuthTokens lists and revokes the token families of the OAuth
+	// service; nil answers 503 on /oauthtokens.
+	OAuthTokens families.Source
 }
 
 // Module returns the config module's declaration.
@@ -34,5 +38,6 @@ func Module(d Deps) *api.Module {
 	return &api.Module{
 		Name: "config", HostLabel: "config", Version: Version,
 		Resources: []*resource.Resource{Credentials(d), APIKeys(d)},
+		Routes:    oauthTokenRoutes(d), Paths: oauthTokenPaths(),
 	}
 }

@@ -106,7 +106,17 @@ func Modules() []*api.Module { return (&App{}).modules() }
 
 func (a *App) modules() []*api.Module {
 	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(a.marketingDeps()), developer.Module(developer.Deps{Tokens: a.appTokens()}), audit.Module(), automation.Module(a.automationDeps()),
-		config.Module(config.Deps{Vault: a.Vault, Audit: a.Audit, APIKeys: a.APIKeys}), hub.Module(a.hubDeps()), cms.Module(a.cmsDeps())}
+		config.Module(a.configDeps()), hub.Module(a.hubDeps()), cms.Module(a.cmsDeps())}
+}
+
+// configDeps are the config module's; the OAuth service is nil for the
+// declarations alone (Modules).
+func (a *App) configDeps() config.Deps {
+	d := config.Deps{Vault: a.Vault, Audit: a.Audit, APIKeys: a.APIKeys}
+	if a.OAuth != nil {
+		d.OAuthTokens = a.OAuth
+	}
+	return d
 }
 
 // appTokens ends a deleted app's tokens; nil for the declarations alone
