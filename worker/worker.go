@@ -13,6 +13,7 @@ import (
 	"platform/activities/coupons"
 	"platform/activities/delivery"
 	"platform/activities/maintenance"
+	"platform/activities/masterkey"
 	"platform/activities/newsletters"
 	"platform/activities/pipelines"
 	"platform/activities/rendering"
@@ -33,6 +34,7 @@ type Activities struct {
 	Coupons     *coupons.Activities
 	Newsletters *newsletters.Activities
 	Rendering   *rendering.Activities
+	MasterKey   *masterkey.Activities
 }
 
 // Register registers every workflow and the activities of acts under
@@ -60,6 +62,9 @@ func Register(r sdkworker.Registry, acts Activities) {
 	if acts.Rendering != nil {
 		registerActivities(r, renderActivities(acts.Rendering))
 	}
+	if acts.MasterKey != nil {
+		registerActivities(r, masterKeyActivities(acts.MasterKey))
+	}
 }
 
 // RegisterWorkflows registers every workflow under its contract name; the
@@ -78,6 +83,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 		{contract.WorkflowNewsletterSend, workflows.NewsletterSend},
 		{contract.WorkflowRenderRecord, workflows.RenderRecord},
 		{contract.WorkflowRenderAffected, workflows.RenderAffected},
+		{contract.WorkflowRotateMasterKey, workflows.RotateMasterKey},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
 	}
@@ -152,5 +158,12 @@ func newsletterActivities(a *newsletters.Activities) []named {
 		{contract.ActivityBeginNewsletter, a.BeginNewsletter},
 		{contract.ActivitySendNewsletterPage, a.SendNewsletterPage},
 		{contract.ActivityFinishNewsletter, a.FinishNewsletter},
+	}
+}
+
+func masterKeyActivities(a *masterkey.Activities) []named {
+	return []named{
+		{contract.ActivityResealBatch, a.ResealBatch},
+		{contract.ActivityFinishMasterKeyRotation, a.FinishMasterKeyRotation},
 	}
 }

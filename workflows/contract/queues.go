@@ -37,6 +37,7 @@ var WorkflowKinds = map[string]Kind{
 	WorkflowCouponExpiry:    KindSystem,
 	WorkflowRenderRecord:    KindSystem,
 	WorkflowRenderAffected:  KindSystem,
+	WorkflowRotateMasterKey: KindSystem,
 	WorkflowDispatchEvent:   KindWebhooks, // its delivery children inherit its queue
 	WorkflowWebhookDelivery: KindWebhooks,
 	WorkflowWebhookRetrier:  KindWebhooks,

@@ -283,6 +283,7 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 		Coupons:     a.couponActivities(),
 		Newsletters: a.newsletterActivities(),
 		Rendering:   a.renderActivities(),
+		MasterKey:   a.masterKeyActivities(),
 	}
 	return &dispatch.Worker{Worker: a.workers(taskQueue, acts), Dispatcher: a.dispatcher(acts.Delivery)}
 }
