@@ -29,7 +29,9 @@ const (
 // with the new key (a worker not restarted yet).
 func RotateMasterKey(ctx workflow.Context, in contract.RotateMasterKeyInput) (contract.RotateMasterKeyResult, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 5 * time.Minute,
+		// A batch takes seconds (200 values at about 30 ms a write on the
+		// slowest store); a worker killed mid-batch is noticed this soon.
+		StartToCloseTimeout: 30 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
 			NonRetryableErrorTypes: []string{contract.ErrSealedValueUnreadable}},
 	})

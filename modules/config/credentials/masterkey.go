@@ -258,3 +258,58 @@ func (v *Vault) MarkRotated(ctx context.Context, st store.Store) error {
 	}
 	return err
 }
+
+// PreviousKeyPath is where the embedded installation keeps the key it
+// sealed with before a rotation.
+func PreviousKeyPath(cfg *settings.Config) string { return filepath.Join(cfg.DataDir, PreviousKeyFile) }
+
+// InstallNextMasterKey starts a rotation of the embedded installation's
+// key file: the key in master.key moves to master.key.previous (still
+// accepted for opening) and next takes its place. Each file is written
+// complete or not at all; a start-up between the two steps finds the old
+// key in both files and simply seals with it. It refuses while a previous
+// key file exists (a rotation not finished).
+func InstallNextMasterKey(cfg *settings.Config, next []byte) error {
+	if cfg.MasterKey != "" || cfg.MongoURI != "" {
+		return errors.New("the master key is configured (PLATFORM_MASTER_KEY): rotate it by configuration, see docs/config-keys.md")
+	}
+	current, err := readKeyFile(MasterKeyPath(cfg))
+	if err != nil {
+		return err
+	}
+	if err := writeKeyFile(PreviousKeyPath(cfg), current, false); err != nil {
+		return err
+	}
+	return writeKeyFile(MasterKeyPath(cfg), next, true)
+}
+
+// writeKeyFile writes key to path through a synced temporary file:
+// linked (failing when path exists) or, with replace, renamed over it.
+func writeKeyFile(path string, key []byte, replace bool) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".master.key-*") // mode 0600
+	if err != nil {
+		return fmt.Errorf("master key: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(EncodeMasterKey(key) + "\n")
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && replace {
+		err = os.Rename(tmp.Name(), path)
+	} else if err == nil {
+		err = os.Link(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("master key: write %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}
