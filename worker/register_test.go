@@ -11,6 +11,7 @@ import (
 	"platform/activities/coupons"
 	"platform/activities/delivery"
 	"platform/activities/maintenance"
+	"platform/activities/masterkey"
 	"platform/activities/newsletters"
 	"platform/activities/pipelines"
 	"platform/activities/rendering"
@@ -29,9 +30,9 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 	t.Parallel()
 	r := &recorder{}
 	worker.Register(r, worker.Activities{System: &system.Activities{}, Delivery: &delivery.Activities{}, Pipelines: &pipelines.Activities{}, Maintenance: &maintenance.Activities{},
-		Coupons: &coupons.Activities{}, Newsletters: &newsletters.Activities{}, Rendering: &rendering.Activities{}})
+		Coupons: &coupons.Activities{}, Newsletters: &newsletters.Activities{}, Rendering: &rendering.Activities{}, MasterKey: &masterkey.Activities{}})
 	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "WebhookRetrier", "PipelineRun", "FireTrigger", "OAuthSweep", "Retention",
-		"CouponExpiry", "NewsletterSend", "RenderRecord", "RenderAffected"}, r.workflows)
+		"CouponExpiry", "NewsletterSend", "RenderRecord", "RenderAffected", "RotateMasterKey"}, r.workflows)
 	require.ElementsMatch(t, []string{
 		"SelfCheck", "ReportBug",
 		"EventTargets", "LaunchEventRuns", "MarkDispatched", "DeliverWebhook", "SettleDelivery", "RetryDueDeliveries",
@@ -40,6 +41,7 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 		"CouponDeadline", "ExpireCoupon",
 		"CheckNewsletter", "BeginNewsletter", "SendNewsletterPage", "FinishNewsletter",
 		"Render", "SignalAffectedRenders",
+		"ResealBatch", "FinishMasterKeyRotation",
 	}, r.activities)
 }
 
