@@ -105,6 +105,9 @@ func TestAPIKeys(t *testing.T) {
 		require.Equal(t, 422, r.Status, "scopes are fixed: %s", r.Body)
 		r = p.Do("PATCH", "/config/apikeys/"+id, admin, map[string]any{"name": "renamed"})
 		require.Equal(t, 200, r.Status, string(r.Body))
+		r = p.Do("PUT", "/config/apikeys/"+id, admin, map[string]any{"name": "renamed again", "scopes": []any{"crm.consumers.view"}})
+		require.Equal(t, 200, r.Status, string(r.Body))
+		require.Equal(t, apikeys.Hash(key), p.Stored(apikeys.Collection, id)[apikeys.FieldHash], "a rename keeps the key's hash")
 	})
 
 	t.Run("revoked key is refused", func(t *testing.T) {
