@@ -43,7 +43,7 @@ func TestRotateMasterKeyCommandSurvivesAKill(t *testing.T) {
 	d.kill() // at once: 40 batches of one value and a second pass take seconds
 
 	d.start()
-	decryptEach(t, d, tok, ids) // while the worker goes on: old and new values alike
+	decryptEach(t, d, tok, ids)        // while the worker goes on: old and new values alike
 	out = d.admin("rotate-master-key") // attaches to the open rotation and waits
 	require.Contains(t, out, "done:")
 	require.Contains(t, out, "removed")
