@@ -13,6 +13,7 @@ import (
 	"platform/activities/credentials"
 	"platform/activities/delivery"
 	"platform/activities/maintenance"
+	"platform/activities/masterkey"
 	"platform/activities/newsletters"
 	"platform/activities/notifications"
 	"platform/activities/pipelines"
@@ -33,9 +34,10 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 	r := &recorder{}
 	worker.Register(r, worker.Activities{System: &system.Activities{}, Delivery: &delivery.Activities{}, Pipelines: &pipelines.Activities{}, Maintenance: &maintenance.Activities{},
 		Coupons: &coupons.Activities{}, Newsletters: &newsletters.Activities{}, Rendering: &rendering.Activities{},
-		Notifications: &notifications.Activities{}, Credentials: &credentials.Activities{}, Computing: &computing.Activities{}})
+		Notifications: &notifications.Activities{}, Credentials: &credentials.Activities{}, Computing: &computing.Activities{},
+		MasterKey: &masterkey.Activities{}})
 	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "WebhookRetrier", "PipelineRun", "FireTrigger", "OAuthSweep", "Retention",
-		"CouponExpiry", "NewsletterSend", "RenderRecord", "RenderAffected", "NotificationDelivery", "CredentialCommand", "ComputingAction"}, r.workflows)
+		"CouponExpiry", "NewsletterSend", "RenderRecord", "RenderAffected", "NotificationDelivery", "CredentialCommand", "ComputingAction", "RotateMasterKey"}, r.workflows)
 	require.ElementsMatch(t, []string{
 		"SelfCheck", "ReportBug",
 		"EventTargets", "LaunchEventRuns", "MarkDispatched", "DeliverWebhook", "SettleDelivery", "RetryDueDeliveries",
@@ -47,6 +49,7 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 		"SendNotification", "SettleNotification",
 		"RunCredentialCommand",
 		"ComputingRequest", "ComputingRead", "ComputingSettle",
+		"ResealBatch", "FinishMasterKeyRotation",
 	}, r.activities)
 }
 

@@ -15,6 +15,7 @@ import (
 	"platform/activities/credentials"
 	"platform/activities/delivery"
 	"platform/activities/maintenance"
+	"platform/activities/masterkey"
 	"platform/activities/newsletters"
 	"platform/activities/notifications"
 	"platform/activities/pipelines"
@@ -41,7 +42,9 @@ type Activities struct {
 	// Credentials run the credential commands (test, refresh, revoke).
 	Credentials *credentials.Activities
 	// Computing moves computing entities through their provider.
-	Computing   *computing.Activities
+	Computing *computing.Activities
+	// MasterKey re-seals stored secrets under a new master key.
+	MasterKey *masterkey.Activities
 }
 
 // Register registers every workflow and the activities of acts under
@@ -81,6 +84,9 @@ func Register(r sdkworker.Registry, acts Activities) {
 	if acts.Computing != nil {
 		registerActivities(r, computingActivities(acts.Computing))
 	}
+	if acts.MasterKey != nil {
+		registerActivities(r, masterKeyActivities(acts.MasterKey))
+	}
 }
 
 // RegisterWorkflows registers every workflow under its contract name; the
@@ -102,6 +108,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 		{contract.WorkflowNotificationDelivery, workflows.NotificationDelivery},
 		{contract.WorkflowCredentialCommand, workflows.CredentialCommand},
 		{contract.WorkflowComputingAction, workflows.ComputingAction},
+		{contract.WorkflowRotateMasterKey, workflows.RotateMasterKey},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
 	}
@@ -184,5 +191,12 @@ func computingActivities(a *computing.Activities) []named {
 		{contract.ActivityComputingRequest, a.ComputingRequest},
 		{contract.ActivityComputingRead, a.ComputingRead},
 		{contract.ActivityComputingSettle, a.ComputingSettle},
+	}
+}
+
+func masterKeyActivities(a *masterkey.Activities) []named {
+	return []named{
+		{contract.ActivityResealBatch, a.ResealBatch},
+		{contract.ActivityFinishMasterKeyRotation, a.FinishMasterKeyRotation},
 	}
 }

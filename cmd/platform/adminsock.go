@@ -10,8 +10,10 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"platform/cmd/platform/app"
 	"platform/kernel/auth"
 	"platform/kernel/settings"
 	"platform/kernel/store"
@@ -45,6 +47,9 @@ type adminResponse struct {
 type admin struct {
 	st  store.Store
 	cfg *settings.Config
+	// app is the wired platform once it is (rotate-master-key needs its
+	// vault and Temporal client); nil before and in a command's process.
+	app atomic.Pointer[app.App]
 }
 
 func (a *admin) do(ctx context.Context, r adminRequest) (string, error) {
@@ -69,6 +74,8 @@ func (a *admin) do(ctx context.Context, r adminRequest) (string, error) {
 		return a.token(ctx, ids, r)
 	case "rotate-signing-key":
 		return rotateSigningKey(ctx, a.st, r.Lead)
+	case "rotate-master-key":
+		return a.rotateMasterKey()
 	case "backup":
 		b, ok := a.st.(interface {
 			Backup(ctx context.Context, dest string) error
@@ -100,16 +107,16 @@ func (a *admin) token(ctx context.Context, ids *identity.Service, r adminRequest
 }
 
 // serveAdmin answers admin commands on the socket until ctx ends.
-func serveAdmin(ctx context.Context, cfg *settings.Config, st store.Store, log *slog.Logger) error {
+func serveAdmin(ctx context.Context, cfg *settings.Config, st store.Store, log *slog.Logger) (*admin, error) {
 	path := cfg.AdminSocket()
 	_ = os.Remove(path) // a socket left by a killed process
 	ln, err := net.Listen("unix", path)
 	if err != nil {
-		return fmt.Errorf("admin socket %s: %w", path, err)
+		return nil, fmt.Errorf("admin socket %s: %w", path, err)
 	}
 	if err := os.Chmod(path, 0o600); err != nil {
 		ln.Close()
-		return err
+		return nil, err
 	}
 	go func() { <-ctx.Done(); ln.Close() }()
 	a := &admin{st: st, cfg: cfg}
@@ -122,7 +129,7 @@ func serveAdmin(ctx context.Context, cfg *settings.Config, st store.Store, log *
 			go a.serveConn(ctx, conn, log)
 		}
 	}()
-	return nil
+	return a, nil
 }
 
 func (a *admin) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) {

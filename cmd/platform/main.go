@@ -21,6 +21,7 @@ commands:
   token      print an access token: --customer <slug> [--user <email>] --scope "<scopes>"
   customer   customer create <slug>: create a customer (idempotent), print its id
   rotate-signing-key  publish the next access-token signing key; it signs after --lead (1h)
+  rotate-master-key   re-seal every credential and webhook secret under a new master key (docs/config-keys.md)
   check      run the self-check workflow through the worker and the store
   backup     backup --to <dir>: copy the store and Temporal while running
   migrate-store  migrate-store --to <MONGODB_URI>: copy the embedded store into MongoDB
@@ -58,6 +59,7 @@ var commands = map[string]func([]string) error{
 	"token":              runToken,
 	"customer":           runCustomer,
 	"rotate-signing-key": runRotateSigningKey,
+	"rotate-master-key":  runRotateMasterKey,
 	"check":              runCheck,
 	"backup":             runBackup,
 	"migrate-store":      runMigrateStore,

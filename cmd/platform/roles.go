@@ -83,9 +83,10 @@ func run(ctx context.Context, r role, cfg *settings.Config, f *front, log *slog.
 	}
 	defer tc.Close()
 	defer st.Close(context.Background())
+	var adm *admin
 	if cfg.UsesEmbeddedSQLite() {
 		log.Info("embedded store ready", "kind", "sqlite", "file", cfg.SQLitePath())
-		if err := serveAdmin(ctx, cfg, st, log); err != nil {
+		if adm, err = serveAdmin(ctx, cfg, st, log); err != nil {
 			return err
 		}
 	}
@@ -98,6 +99,9 @@ func run(ctx context.Context, r role, cfg *settings.Config, f *front, log *slog.
 		return err
 	}
 	defer a.Close()
+	if adm != nil {
+		adm.app.Store(a)
+	}
 	if r.embedded {
 		if err := retry.do(ctx, "seed", func(ctx context.Context) error { return seed(ctx, a) }); err != nil {
 			return err

@@ -14,6 +14,9 @@ type Principal struct {
 	ClientID string   // OAuth client that obtained the token
 	Scopes   []string // granted rights, possibly with wildcards
 	TokenID  string   // jti, for revocation
+	// APIKey is the id of the API key the caller authenticated with (User
+	// is then the key's creator); empty for access tokens.
+	APIKey string
 }
 
 // Allows reports whether the principal's scopes grant right

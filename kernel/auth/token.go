@@ -95,6 +95,9 @@ type Verifier struct {
 	Issuer   string
 	Audience string
 	Revoked  RevocationList
+	// APIKeys checks bearer credentials that start with APIKeyPrefix; nil
+	// refuses them all.
+	APIKeys APIKeys
 
 	// verified remembers tokens whose signature and claims were checked, so
 	// a client's repeated calls cost one ECDSA verification (measured: half
@@ -112,7 +115,15 @@ const leeway = 5 * time.Second
 var ErrInvalidToken = errors.New("invalid access token")
 
 // Verify parses and checks a bearer token and returns its principal.
+// An API key (APIKeyPrefix) takes the same path: the same 401 when it is
+// refused, the same kind of principal when it is accepted.
 func (v *Verifier) Verify(ctx context.Context, raw string) (*Principal, error) {
+	if IsAPIKey(raw) {
+		if v.APIKeys == nil {
+			return nil, fmt.Errorf("%w: API keys are not accepted by this process", ErrInvalidToken)
+		}
+		return v.APIKeys.VerifyAPIKey(ctx, raw)
+	}
 	p, ok := v.verified.get(raw)
 	if !ok {
 		var exp time.Time

@@ -21,6 +21,8 @@ func Actor(ctx context.Context) string {
 		return p.User
 	case p.ClientID != "":
 		return p.ClientID
+	case p.APIKey != "":
+		return p.APIKey // a key created by a service token: no user
 	}
 	return PlatformActor
 }

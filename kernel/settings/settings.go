@@ -116,6 +116,10 @@ type Config struct {
 	// MasterKey (PLATFORM_MASTER_KEY) encrypts the stored credentials
 	// (package credentials); never logged nor shown in --help.
 	MasterKey string
+	// MasterKeyAccept (PLATFORM_MASTER_KEY_ACCEPT) are further master keys
+	// whose sealed values are opened but never sealed with: the other key
+	// while a rotation runs (docs/config-keys.md). Never logged.
+	MasterKeyAccept []string
 
 	// Notification channels (package notify); an empty address or URL turns the channel off.
 	SMTPAddr     string // host:port of the SMTP server
@@ -279,6 +283,19 @@ func settings() []setting {
 			c.MasterKey = strings.TrimSpace(v)
 			return optional(c.MasterKey, func(k string) error { _, err := ParseMasterKey(k); return err })
 		}},
+		{"PLATFORM_MASTER_KEY_ACCEPT", "master-key-accept", "", "further master keys, comma-separated, whose sealed values are opened but never sealed with: the other key while a master key rotation runs (docs/config-keys.md)", func(c *Config, v string) error {
+			c.MasterKeyAccept = nil
+			for _, k := range strings.Split(v, ",") {
+				if k = strings.TrimSpace(k); k == "" {
+					continue
+				}
+				if _, err := ParseMasterKey(k); err != nil {
+					return err
+				}
+				c.MasterKeyAccept = append(c.MasterKeyAccept, k)
+			}
+			return nil
+		}},
 		{"PLATFORM_SMTP_ADDR", "smtp-addr", "", "SMTP server host:port of the mail notification channel; empty: mail off", func(c *Config, v string) error { c.SMTPAddr = v; return optional(v, hostPort) }},
 		{"PLATFORM_SMTP_FROM", "smtp-from", "platform@localhost", "sender address of notification mails", func(c *Config, v string) error { c.SMTPFrom = v; return mailAddress(v) }},
 		{"PLATFORM_SMTP_USERNAME", "smtp-username", "", "SMTP AUTH user; empty: no AUTH", func(c *Config, v string) error { c.SMTPUsername = v; return nil }},
@@ -394,7 +411,7 @@ func (c *Config) ModuleBaseURL(label string) string {
 
 // secretSettings are never shown: --help leaves out their values, and
 // InvalidError never quotes one.
-var secretSettings = map[string]bool{"PLATFORM_MASTER_KEY": true, "PLATFORM_SMTP_PASSWORD": true, "PLATFORM_SMS_TOKEN": true, "PLATFORM_PUSH_TOKEN": true, "PLATFORM_TRANSLATE_KEY": true, "PLATFORM_LLM_KEY": true, "PLATFORM_COMPUTE_TOKEN": true}
+var secretSettings = map[string]bool{"PLATFORM_MASTER_KEY": true, "PLATFORM_MASTER_KEY_ACCEPT": true, "PLATFORM_SMTP_PASSWORD": true, "PLATFORM_SMS_TOKEN": true, "PLATFORM_PUSH_TOKEN": true, "PLATFORM_TRANSLATE_KEY": true, "PLATFORM_LLM_KEY": true, "PLATFORM_COMPUTE_TOKEN": true}
 
 func mailAddress(v string) error {
 	if _, err := mail.ParseAddress(v); err != nil {

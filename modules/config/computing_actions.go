@@ -87,4 +87,3 @@ func (h *computingHandlers) claim(ctx context.Context, call *resource.ActionCall
 	}
 	return doc, err
 }
-

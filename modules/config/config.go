@@ -11,7 +11,9 @@ import (
 	"platform/kernel/outbound"
 	"platform/kernel/resource"
 	"platform/modules/audit/trail"
+	"platform/modules/config/apikeys"
 	"platform/modules/config/credentials"
+	"platform/modules/oauth/families"
 )
 
 // Version is the module's meta.version.host.
@@ -39,6 +41,12 @@ type Deps struct {
 	Commands Commands
 	// Computing configures the computing entities' actions.
 	Computing ComputingDeps
+	// APIKeys registers API keys and checks them for the verifier; nil
+	// answers 503 to creating one.
+	APIKeys *apikeys.Keys
+	// OAuthTokens lists and revokes the token families of the OAuth
+	// service; nil answers 503 on /oauthtokens.
+	OAuthTokens families.Source
 }
 
 // Module returns the config module's declaration.
@@ -49,9 +57,9 @@ func Module(d Deps) *api.Module {
 		Resources: []*resource.Resource{Credentials(d), Flags(fl), FlagRules(fl), FlagHistory(),
 			NotificationChannels(d), NotificationTemplates(d), NotificationRoutes(d), NotificationDeliveries(),
 			Translations(), Locales(), MarketplaceApps(), Bundles(&installer{}), AppInstallations(&installer{}), Themes(), Assets(),
-			ComputingEntities(d), Programs(), ComputingInstallations(), PlatformStates(), ModuleStateCache()},
-		Routes: moduleRoutes(fl.routes, catalogRoutes(d)),
-		Paths:  modulePaths(flagPaths(), catalogPaths(d)),
+			ComputingEntities(d), Programs(), ComputingInstallations(), PlatformStates(), ModuleStateCache(), APIKeys(d)},
+		Routes: moduleRoutes(fl.routes, catalogRoutes(d), oauthTokenRoutes(d)),
+		Paths:  modulePaths(flagPaths(), catalogPaths(d), oauthTokenPaths()),
 	}
 }
 

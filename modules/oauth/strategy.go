@@ -64,8 +64,12 @@ func (s *accessStrategy) GenerateAccessToken(ctx context.Context, r fosite.Reque
 	return tok, claims.ID, nil
 }
 
-// ValidateAccessToken checks the token the way the API does.
+// ValidateAccessToken checks the token the way the API does. An API key
+// (which the API's verifier also accepts) is no OAuth access token.
 func (s *accessStrategy) ValidateAccessToken(ctx context.Context, _ fosite.Requester, token string) error {
+	if auth.IsAPIKey(token) {
+		return fosite.ErrInactiveToken.WithHint("API keys are revoked at /config/apikeys, not here")
+	}
 	if _, err := s.verifier.Verify(ctx, token); err != nil {
 		return fosite.ErrInactiveToken.WithWrap(err)
 	}

@@ -46,6 +46,7 @@ var WorkflowKinds = map[string]Kind{
 	WorkflowNewsletterSend:       KindMail,
 	WorkflowCredentialCommand:    KindSystem,
 	WorkflowComputingAction:      KindSystem,
+	WorkflowRotateMasterKey:      KindSystem,
 }
 
 // KindOf is the kind of a workflow type; an unknown one is system work.

@@ -33,6 +33,7 @@ import (
 	"platform/modules/automation"
 	"platform/modules/cms"
 	"platform/modules/config"
+	"platform/modules/config/apikeys"
 	"platform/modules/config/computing"
 	"platform/modules/config/credentials"
 	"platform/modules/config/states"
@@ -90,6 +91,8 @@ type App struct {
 	// Vault seals the customers' credentials; nil without a master key
 	// (the credential routes then answer 503 naming PLATFORM_MASTER_KEY).
 	Vault *credentials.Vault
+	// APIKeys checks API keys for the Verifier (module config keeps them).
+	APIKeys *apikeys.Keys
 
 	pipes pipelines
 	news  *newsletter.Sender
@@ -113,11 +116,15 @@ func (a *App) modules() []*api.Module {
 		config.Module(a.configDeps()), hub.Module(a.hubDeps()), cms.Module(a.cmsDeps())}
 }
 
-// configDeps are the config module's dependencies; the zero values for
-// the declarations alone (Modules).
+// configDeps are the config module's dependencies; the zero values (and
+// no OAuth service) for the declarations alone (Modules).
 func (a *App) configDeps() config.Deps {
-	return config.Deps{Vault: a.Vault, Audit: a.Audit, Service: a.Service, Outbound: a.Outbound, MaxAssetBytes: a.maxAssetBytes(),
-		Commands: a.credentialCommands(), Computing: a.computingDeps()}
+	d := config.Deps{Vault: a.Vault, Audit: a.Audit, Service: a.Service, Outbound: a.Outbound, MaxAssetBytes: a.maxAssetBytes(),
+		Commands: a.credentialCommands(), Computing: a.computingDeps(), APIKeys: a.APIKeys}
+	if a.OAuth != nil {
+		d.OAuthTokens = a.OAuth
+	}
+	return d
 }
 
 // appTokens ends a deleted app's tokens; nil for the declarations alone
@@ -144,7 +151,8 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 	a.Keys = auth.NewKeyRing(st)
 	a.Minter = &auth.Minter{Keys: a.Keys, Issuer: cfg.AuthURL, Audience: cfg.GatewayURL}
 	a.Revocations = oauth.NewRevocationList(st)
-	a.Verifier = &auth.Verifier{Keys: a.Keys, Issuer: cfg.AuthURL, Audience: cfg.GatewayURL, Revoked: a.Revocations}
+	a.APIKeys = &apikeys.Keys{Store: st, Log: log}
+	a.Verifier = &auth.Verifier{Keys: a.Keys, Issuer: cfg.AuthURL, Audience: cfg.GatewayURL, Revoked: a.Revocations, APIKeys: a.APIKeys}
 	a.Identity = &identity.Service{Store: st}
 	a.Events = &events.Recorder{Store: st}
 	a.Audit = &trail.StoreWriter{Store: st, Log: log}
@@ -292,7 +300,8 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 
 		Notifications: a.notificationActivities(),
 		Credentials:   a.credentialActivities(),
-		Computing:   a.computingActivities(),
+		Computing:     a.computingActivities(),
+		MasterKey:     a.masterKeyActivities(),
 	}
 	acts.Delivery.Notifications = acts.Notifications
 	return &dispatch.Worker{Worker: a.workers(taskQueue, acts), Dispatcher: a.dispatcher(acts.Delivery)}

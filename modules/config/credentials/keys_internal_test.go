@@ -12,16 +12,16 @@ func TestDerivedKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	encA, macA, err := v.customerKeys("aaaaaaaaaaaaaaaaaaaaaaaa")
+	encA, macA, err := v.keys.Load().current.customerKeys("aaaaaaaaaaaaaaaaaaaaaaaa")
 	if err != nil {
 		t.Fatal(err)
 	}
-	encB, macB, err := v.customerKeys("bbbbbbbbbbbbbbbbbbbbbbbb")
+	encB, macB, err := v.keys.Load().current.customerKeys("bbbbbbbbbbbbbbbbbbbbbbbb")
 	if err != nil {
 		t.Fatal(err)
 	}
-	encA2, macA2, _ := v.customerKeys("aaaaaaaaaaaaaaaaaaaaaaaa")
-	keys := [][]byte{encA, macA, encB, macB, v.master}
+	encA2, macA2, _ := v.keys.Load().current.customerKeys("aaaaaaaaaaaaaaaaaaaaaaaa")
+	keys := [][]byte{encA, macA, encB, macB, v.keys.Load().current.secret}
 	for i := range keys {
 		if len(keys[i]) != 32 {
 			t.Fatalf("key %d has %d bytes", i, len(keys[i]))
@@ -36,11 +36,11 @@ func TestDerivedKeys(t *testing.T) {
 		t.Fatal("derivation is not deterministic")
 	}
 	other, _ := NewVault(NewMasterKey())
-	encO, _, _ := other.customerKeys("aaaaaaaaaaaaaaaaaaaaaaaa")
+	encO, _, _ := other.keys.Load().current.customerKeys("aaaaaaaaaaaaaaaaaaaaaaaa")
 	if bytes.Equal(encA, encO) {
 		t.Fatal("another master key gives the same customer key")
 	}
-	if _, _, err := v.customerKeys(""); err == nil {
+	if _, _, err := v.keys.Load().current.customerKeys(""); err == nil {
 		t.Fatal("an empty customer must be refused")
 	}
 }

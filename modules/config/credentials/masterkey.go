@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"platform/kernel/query"
@@ -50,14 +51,50 @@ func LoadOrCreateMasterKey(cfg *settings.Config) ([]byte, error) {
 	return key, err
 }
 
-// FromConfig returns the vault of cfg's master key (LoadOrCreateMasterKey).
-// Without a key it returns nil and an error wrapping ErrNoMasterKey.
+// PreviousKeyFile holds, beside MasterKeyFile, the key the embedded
+// installation sealed with before a rotation: accepted for opening until
+// the rotation finished and the operator removed it.
+const PreviousKeyFile = "master.key.previous"
+
+// FromConfig returns the vault of cfg's master key (LoadOrCreateMasterKey)
+// that also opens values sealed under the accepted keys
+// (AcceptedMasterKeys). Without a key it returns nil and an error
+// wrapping ErrNoMasterKey.
 func FromConfig(cfg *settings.Config) (*Vault, error) {
 	key, err := LoadOrCreateMasterKey(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return NewVault(key)
+	accept, err := AcceptedMasterKeys(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return NewVault(key, accept...)
+}
+
+// AcceptedMasterKeys are the keys a vault opens with besides its own:
+// PLATFORM_MASTER_KEY_ACCEPT, and for the embedded installation's own key
+// file <data>/master.key.previous when present.
+func AcceptedMasterKeys(cfg *settings.Config) ([][]byte, error) {
+	var out [][]byte
+	for _, s := range cfg.MasterKeyAccept {
+		k, err := ParseMasterKey(s)
+		if err != nil {
+			return nil, fmt.Errorf("PLATFORM_MASTER_KEY_ACCEPT: %w", err)
+		}
+		out = append(out, k)
+	}
+	if cfg.MasterKey != "" || cfg.MongoURI != "" {
+		return out, nil
+	}
+	k, err := readKeyFile(filepath.Join(cfg.DataDir, PreviousKeyFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(out, k), nil
 }
 
 func readKeyFile(path string) ([]byte, error) {
@@ -130,22 +167,23 @@ func (v *Vault) CheckStore(ctx context.Context, st store.Store) error {
 	}
 	coll := st.Global(KeysCollection)
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	doc, err := coll.Upsert(ctx, keysDoc, store.Update{SetOnInsert: store.Doc{"keyId": v.keyID, "since": now, "sealed": false}})
+	current := v.KeyID()
+	doc, err := coll.Upsert(ctx, keysDoc, store.Update{SetOnInsert: store.Doc{"keyId": current, "since": now, "sealed": false}})
 	if err != nil {
 		return fmt.Errorf("credential key check: %w", err)
 	}
 	stored, _ := doc["keyId"].(string)
-	if stored == v.keyID {
-		return nil
+	if slices.Contains(v.KeyIDs(), stored) {
+		return nil // its own key, or the other key of a rotation
 	}
 	if doc["sealed"] == true {
 		return wrongKey(fmt.Sprintf("the master key (id %s) is not the one the stored credentials are sealed under (id %s): "+
-			"restore the original PLATFORM_MASTER_KEY or %s; every api and worker process needs the same key", v.keyID, stored, MasterKeyFile))
+			"restore the original PLATFORM_MASTER_KEY or %s; every api and worker process needs the same key", current, stored, MasterKeyFile))
 	}
 	// Nothing sealed yet: take over. Conditional, so that of two processes
 	// with different keys starting at once one wins and the other fails.
 	_, err = coll.Update(ctx, query.AllOf(query.ID(keysDoc), query.Eq("keyId", stored), query.Eq("sealed", false)),
-		store.Update{Set: store.Doc{"keyId": v.keyID, "since": now}})
+		store.Update{Set: store.Doc{"keyId": current, "since": now}})
 	if errors.Is(err, store.ErrNotFound) {
 		return wrongKey("another process registered a different master key meanwhile; every api and worker process needs the same key")
 	}
@@ -163,8 +201,10 @@ func wrongKey(reason string) error {
 
 // NoteSealed records in the store, once per process, that credentials are
 // sealed under this vault's key, so CheckStore refuses any other key from
-// then on. It fails when the store names another key (a process with a
-// different key took over): then nothing must be sealed.
+// then on. It fails when the store names a key the vault does not hold (a
+// process with a different key took over): then nothing must be sealed.
+// During a rotation the store names the old key until the rotation
+// finishes (MarkRotated), which this vault holds too.
 func (v *Vault) NoteSealed(ctx context.Context, st store.Store) error {
 	if v == nil {
 		return ErrNoMasterKey
@@ -172,14 +212,104 @@ func (v *Vault) NoteSealed(ctx context.Context, st store.Store) error {
 	if v.noted.Load() {
 		return nil
 	}
-	_, err := st.Global(KeysCollection).Update(ctx, query.AllOf(query.ID(keysDoc), query.Eq("keyId", v.keyID)),
+	_, err := st.Global(KeysCollection).Update(ctx, query.AllOf(query.ID(keysDoc), heldKey(v)),
 		store.Update{Set: store.Doc{"sealed": true}})
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("the store's credentials use another master key than this process (id %s); every api and worker process needs the same key", v.keyID)
+		return fmt.Errorf("the store's credentials use another master key than this process (id %s); every api and worker process needs the same key", v.KeyID())
 	}
 	if err != nil {
 		return err
 	}
 	v.noted.Store(true)
+	return nil
+}
+
+// heldKey matches the key document when it names a key the vault holds.
+func heldKey(v *Vault) query.Expr {
+	ids := v.KeyIDs()
+	vals := make([]any, len(ids))
+	for i, id := range ids {
+		vals[i] = id
+	}
+	return query.Field{Path: "keyId", Conds: []query.Cond{query.In{Values: vals}}}
+}
+
+// MarkRotated records that every sealed value is now under the vault's
+// current key (the last step of a rotation): from then on a process
+// holding only the old key is refused at start-up. It fails when the
+// store names a key the vault does not hold.
+func (v *Vault) MarkRotated(ctx context.Context, st store.Store) error {
+	if v == nil {
+		return ErrNoMasterKey
+	}
+	coll := st.Global(KeysCollection)
+	doc, err := coll.Get(ctx, keysDoc)
+	if err != nil {
+		return fmt.Errorf("credential key record: %w", err)
+	}
+	previous, _ := doc["keyId"].(string)
+	if previous == v.KeyID() {
+		return nil
+	}
+	_, err = coll.Update(ctx, query.AllOf(query.ID(keysDoc), query.Eq("keyId", previous), heldKey(v)), store.Update{Set: store.Doc{
+		"keyId": v.KeyID(), "previousKeyId": previous, "rotatedAt": time.Now().UTC().Truncate(time.Millisecond), "sealed": true}})
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("the store names master key %s, which this process does not hold; every api and worker process needs the same keys", previous)
+	}
+	return err
+}
+
+// PreviousKeyPath is where the embedded installation keeps the key it
+// sealed with before a rotation.
+func PreviousKeyPath(cfg *settings.Config) string { return filepath.Join(cfg.DataDir, PreviousKeyFile) }
+
+// InstallNextMasterKey starts a rotation of the embedded installation's
+// key file: the key in master.key moves to master.key.previous (still
+// accepted for opening) and next takes its place. Each file is written
+// complete or not at all; a start-up between the two steps finds the old
+// key in both files and simply seals with it. It refuses while a previous
+// key file exists (a rotation not finished).
+func InstallNextMasterKey(cfg *settings.Config, next []byte) error {
+	if cfg.MasterKey != "" || cfg.MongoURI != "" {
+		return errors.New("the master key is configured (PLATFORM_MASTER_KEY): rotate it by configuration, see docs/config-keys.md")
+	}
+	current, err := readKeyFile(MasterKeyPath(cfg))
+	if err != nil {
+		return err
+	}
+	if err := writeKeyFile(PreviousKeyPath(cfg), current, false); err != nil {
+		return err
+	}
+	return writeKeyFile(MasterKeyPath(cfg), next, true)
+}
+
+// writeKeyFile writes key to path through a synced temporary file:
+// linked (failing when path exists) or, with replace, renamed over it.
+func writeKeyFile(path string, key []byte, replace bool) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".master.key-*") // mode 0600
+	if err != nil {
+		return fmt.Errorf("master key: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(EncodeMasterKey(key) + "\n")
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && replace {
+		err = os.Rename(tmp.Name(), path)
+	} else if err == nil {
+		err = os.Link(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("master key: write %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
 	return nil
 }

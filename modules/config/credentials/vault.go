@@ -62,31 +62,105 @@ var (
 
 // Vault seals and opens credentials with keys derived from the master key.
 // It is safe for concurrent use. A nil *Vault answers ErrNoMasterKey.
+//
+// During a master key rotation a vault holds more than one key: it seals
+// with its current key and opens values sealed under any of them
+// (docs/config-keys.md). Rotate moves a running vault to a new key.
 type Vault struct {
-	master []byte
-	keyID  string
-	noted  atomic.Bool // NoteSealed has recorded the key in the store
+	keys  atomic.Pointer[keyset]
+	noted atomic.Bool // NoteSealed has recorded the key in the store
 }
 
-// NewVault returns a vault for a 32-byte master key (see ParseMasterKey).
-func NewVault(master []byte) (*Vault, error) {
-	if len(master) != KeySize {
-		return nil, fmt.Errorf("credentials: master key must be %d bytes, got %d", KeySize, len(master))
+// keyset is the current key and the keys only opened with.
+type keyset struct {
+	current *masterKey
+	accept  []*masterKey
+}
+
+// masterKey is one master key and its id.
+type masterKey struct {
+	secret []byte
+	id     string
+}
+
+func newMasterKey(secret []byte) (*masterKey, error) {
+	if len(secret) != KeySize {
+		return nil, fmt.Errorf("credentials: master key must be %d bytes, got %d", KeySize, len(secret))
 	}
-	v := &Vault{master: bytes.Clone(master)}
-	m := hmac.New(sha256.New, v.master)
+	k := &masterKey{secret: bytes.Clone(secret)}
+	m := hmac.New(sha256.New, k.secret)
 	m.Write([]byte("platform/credentials/key-id/v1"))
-	v.keyID = hex.EncodeToString(m.Sum(nil)[:16])
+	k.id = hex.EncodeToString(m.Sum(nil)[:16])
+	return k, nil
+}
+
+// NewVault returns a vault that seals with master (32 bytes, see
+// ParseMasterKey) and also opens values sealed under the accepted keys.
+func NewVault(master []byte, accept ...[]byte) (*Vault, error) {
+	cur, err := newMasterKey(master)
+	if err != nil {
+		return nil, err
+	}
+	ks := &keyset{current: cur}
+	for _, a := range accept {
+		k, err := newMasterKey(a)
+		if err != nil {
+			return nil, err
+		}
+		if k.id != cur.id {
+			ks.accept = append(ks.accept, k)
+		}
+	}
+	v := &Vault{}
+	v.keys.Store(ks)
 	return v, nil
 }
 
-// KeyID identifies the master key without revealing it (a truncated HMAC of
-// a constant), so processes can tell whether they share one key.
+// Rotate makes next the key the vault seals with; the keys it held stay
+// accepted for opening. A running process uses it when the operator
+// rotates the key of the embedded store (platform rotate-master-key).
+func (v *Vault) Rotate(next []byte) error {
+	if v == nil {
+		return ErrNoMasterKey
+	}
+	k, err := newMasterKey(next)
+	if err != nil {
+		return err
+	}
+	old := v.keys.Load()
+	ks := &keyset{current: k}
+	for _, a := range append([]*masterKey{old.current}, old.accept...) {
+		if a.id != k.id {
+			ks.accept = append(ks.accept, a)
+		}
+	}
+	v.keys.Store(ks)
+	v.noted.Store(false) // the store must learn that this key seals now
+	return nil
+}
+
+// KeyID identifies the key the vault seals with, without revealing it (a
+// truncated HMAC of a constant), so processes can tell whether they share
+// one key.
 func (v *Vault) KeyID() string {
 	if v == nil {
 		return ""
 	}
-	return v.keyID
+	return v.keys.Load().current.id
+}
+
+// KeyIDs lists the ids of every key the vault opens with, the current
+// one first.
+func (v *Vault) KeyIDs() []string {
+	if v == nil {
+		return nil
+	}
+	ks := v.keys.Load()
+	out := []string{ks.current.id}
+	for _, k := range ks.accept {
+		out = append(out, k.id)
+	}
+	return out
 }
 
 // ParseMasterKey decodes a master key given as 64 hexadecimal characters or
@@ -106,15 +180,15 @@ func NewMasterKey() []byte {
 }
 
 // customerKeys derives the customer's encryption and MAC keys.
-func (v *Vault) customerKeys(customer string) (enc, mac []byte, err error) {
+func (k *masterKey) customerKeys(customer string) (enc, mac []byte, err error) {
 	if customer == "" {
 		return nil, nil, errors.New("credentials: customer is required")
 	}
-	enc, err = hkdf.Key(sha256.New, v.master, []byte(hkdfSalt), "platform/credentials/v1/aes-256-ctr/customer:"+customer, 32)
+	enc, err = hkdf.Key(sha256.New, k.secret, []byte(hkdfSalt), "platform/credentials/v1/aes-256-ctr/customer:"+customer, 32)
 	if err != nil {
 		return nil, nil, err
 	}
-	mac, err = hkdf.Key(sha256.New, v.master, []byte(hkdfSalt), "platform/credentials/v1/hmac-sha256/customer:"+customer, 32)
+	mac, err = hkdf.Key(sha256.New, k.secret, []byte(hkdfSalt), "platform/credentials/v1/hmac-sha256/customer:"+customer, 32)
 	return enc, mac, err
 }
 
@@ -127,7 +201,7 @@ func (v *Vault) Seal(customer, recordID string, plain map[string]any) (store.Doc
 	if recordID == "" {
 		return nil, errors.New("credentials: record id is required")
 	}
-	encKey, macKey, err := v.customerKeys(customer)
+	encKey, macKey, err := v.keys.Load().current.customerKeys(customer)
 	if err != nil {
 		return nil, err
 	}
@@ -156,20 +230,36 @@ func (v *Vault) Seal(customer, recordID string, plain map[string]any) (store.Doc
 // Open verifies sealed (in constant time, before decrypting anything) for
 // that customer and record, and returns the clear values. Integers come
 // back as int64 and other numbers as float64, as the store keeps them.
+// The current key is tried first, then the accepted ones.
 func (v *Vault) Open(customer, recordID string, sealed store.Doc) (map[string]any, error) {
 	if v == nil {
 		return nil, ErrNoMasterKey
 	}
-	ver, iv, ct, tag, err := parseSealed(sealed)
+	ks := v.keys.Load()
+	out, err := ks.current.open(customer, recordID, sealed)
+	for _, k := range ks.accept {
+		if !errors.Is(err, ErrAuth) {
+			break
+		}
+		out, err = k.open(customer, recordID, sealed)
+	}
+	return out, err
+}
+
+// SealedWithCurrent reports whether sealed authenticates under the key
+// the vault seals with (a rotation leaves such values as they are).
+func (v *Vault) SealedWithCurrent(customer, recordID string, sealed store.Doc) bool {
+	if v == nil {
+		return false
+	}
+	_, _, _, err := v.keys.Load().current.verify(customer, recordID, sealed)
+	return err == nil
+}
+
+func (k *masterKey) open(customer, recordID string, sealed store.Doc) (map[string]any, error) {
+	encKey, iv, ct, err := k.verify(customer, recordID, sealed)
 	if err != nil {
 		return nil, err
-	}
-	encKey, macKey, err := v.customerKeys(customer)
-	if err != nil {
-		return nil, err
-	}
-	if !hmac.Equal(tag, mac(macKey, ver, customer, recordID, iv, ct)) {
-		return nil, ErrAuth
 	}
 	text := make([]byte, len(ct))
 	ctr(encKey, iv).XORKeyStream(text, ct)
@@ -182,6 +272,22 @@ func (v *Vault) Open(customer, recordID string, sealed store.Doc) (map[string]an
 		return nil, ErrMalformed
 	}
 	return numbers(out).(map[string]any), nil
+}
+
+// verify checks sealed's tag under k and answers what decrypting needs.
+func (k *masterKey) verify(customer, recordID string, sealed store.Doc) (encKey, iv, ct []byte, err error) {
+	ver, iv, ct, tag, err := parseSealed(sealed)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	encKey, macKey, err := k.customerKeys(customer)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !hmac.Equal(tag, mac(macKey, ver, customer, recordID, iv, ct)) {
+		return nil, nil, nil, ErrAuth
+	}
+	return encKey, iv, ct, nil
 }
 
 func parseSealed(sealed store.Doc) (ver int64, iv, ct, tag []byte, err error) {
