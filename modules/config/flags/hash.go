@@ -1,9 +1,9 @@
 package flags
 
 import (
-	"encoding/binary"
-	"math/bits"
 	"strconv"
+
+	"github.com/twmb/murmur3"
 )
 
 // Buckets is how many buckets a percentage rollout divides the keys into:
@@ -24,47 +24,9 @@ func Bucket(flagKey, value string) int {
 }
 
 // Murmur3 is MurmurHash3 x86 32-bit (Austin Appleby's reference
-// MurmurHash3_x86_32): blocks of four bytes read little-endian.
-func Murmur3(data []byte, seed uint32) uint32 {
-	const c1, c2 = 0xcc9e2d51, 0x1b873593
-	h := seed
-	n := len(data) / 4 * 4
-	for i := 0; i < n; i += 4 {
-		k := binary.LittleEndian.Uint32(data[i:])
-		h ^= mixK(k, c1, c2)
-		h = bits.RotateLeft32(h, 13)*5 + 0xe6546b64
-	}
-	var k uint32
-	switch len(data) - n {
-	case 3:
-		k ^= uint32(data[n+2]) << 16
-		fallthrough
-	case 2:
-		k ^= uint32(data[n+1]) << 8
-		fallthrough
-	case 1:
-		k ^= uint32(data[n])
-		h ^= mixK(k, c1, c2)
-	}
-	h ^= uint32(len(data))
-	return fmix32(h)
-}
-
-func mixK(k, c1, c2 uint32) uint32 {
-	k *= c1
-	k = bits.RotateLeft32(k, 15)
-	return k * c2
-}
-
-// fmix32 is the finalizer that spreads every input bit over the hash.
-func fmix32(h uint32) uint32 {
-	h ^= h >> 16
-	h *= 0x85ebca6b
-	h ^= h >> 13
-	h *= 0xc2b2ae35
-	h ^= h >> 16
-	return h
-}
+// MurmurHash3_x86_32), from the maintained twmb/murmur3 rather than our
+// own copy; the published vectors (docs/config-flags.md) pin it.
+func Murmur3(data []byte, seed uint32) uint32 { return murmur3.SeedSum32(seed, data) }
 
 // bucketValue is the text of a context value that rollouts hash: a string
 // as it is, a whole number in decimal. Other values (and a missing key)
