@@ -85,16 +85,11 @@ func (b blobs) dropAll(ctx context.Context, asset string) error {
 	return err
 }
 
+// num reads a stored integer; -1 when absent, so a damaged chunk never
+// matches its place.
 func num(v any) int64 {
-	switch n := v.(type) {
-	case int64:
-		return n
-	case int32:
-		return int64(n)
-	case int:
-		return int64(n)
-	case float64:
-		return int64(n)
+	if v == nil {
+		return -1
 	}
-	return -1
+	return store.Int(v)
 }

@@ -104,22 +104,9 @@ func (h *handlers) beforeWrite(ctx context.Context, w *resource.Write) error {
 	if plain == nil {
 		return nil
 	}
-	if h.d.Vault == nil {
-		return noVault()
-	}
-	cust, err := tenant.Customer(ctx)
+	sealed, err := sealFor(ctx, h.d.Vault, w, plain)
 	if err != nil {
 		return err
-	}
-	id, _ := w.New["_id"].(string)
-	sealed, err := h.d.Vault.Seal(cust, id, plain)
-	if err != nil {
-		return err
-	}
-	// From now on the store holds values under this key: no process may
-	// start with another one.
-	if err := h.d.Vault.NoteSealed(ctx, w.Service.Store); err != nil {
-		return resource.Unavailable("credential storage is unavailable; try again").WithCause(err)
 	}
 	w.New[credentials.Field] = sealed
 	// New values end an expiry (a refresh token the provider refused is
@@ -173,6 +160,29 @@ func (h *handlers) decrypt(ctx context.Context, call *resource.ActionCall) (*res
 	}
 	out := store.Doc{"_id": id, "name": rec["name"], "type": rec["type"], "_status": rec["_status"], credentials.Field: plain}
 	return &resource.ActionResult{Payload: out, NoEvent: true}, nil
+}
+
+// sealFor seals a record's secret values under the customer's key, bound
+// to the record's id, and notes in the store that sealed values exist.
+func sealFor(ctx context.Context, vault *credentials.Vault, w *resource.Write, plain map[string]any) (map[string]any, error) {
+	if vault == nil {
+		return nil, noVault()
+	}
+	cust, err := tenant.Customer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, _ := w.New["_id"].(string)
+	sealed, err := vault.Seal(cust, id, plain)
+	if err != nil {
+		return nil, err
+	}
+	// From now on the store holds values under this key: no process may
+	// start with another one.
+	if err := vault.NoteSealed(ctx, w.Service.Store); err != nil {
+		return nil, resource.Unavailable("secret storage is unavailable; try again").WithCause(err)
+	}
+	return sealed, nil
 }
 
 func noVault() error {

@@ -6,7 +6,6 @@ import (
 
 	"platform/api"
 	"platform/kernel/resource"
-	"platform/kernel/tenant"
 	"platform/modules/config/channels"
 	"platform/modules/config/notification"
 )
@@ -80,20 +79,9 @@ func (h *channelHandlers) seal(ctx context.Context, w *resource.Write, secrets m
 		delete(w.New, notification.SecretsField)
 		return nil
 	}
-	if h.d.Vault == nil {
-		return noVault()
-	}
-	cust, err := tenant.Customer(ctx)
+	sealed, err := sealFor(ctx, h.d.Vault, w, secrets)
 	if err != nil {
 		return err
-	}
-	id, _ := w.New["_id"].(string)
-	sealed, err := h.d.Vault.Seal(cust, id, secrets)
-	if err != nil {
-		return err
-	}
-	if err := h.d.Vault.NoteSealed(ctx, w.Service.Store); err != nil {
-		return resource.Unavailable("secret storage is unavailable; try again").WithCause(err)
 	}
 	w.New[notification.SecretsField] = sealed
 	return nil
