@@ -3,6 +3,7 @@ package config_test
 import (
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -336,6 +337,7 @@ func TestFlagBulkEvaluation(t *testing.T) {
 		f.Create("/config/flagrules", map[string]any{"flag": slug, "condition": map[string]any{"plan": "pro"}, "variant": "on"})
 		on = append(on, slug)
 	}
+	sort.Strings(on) // the answer is in key order: bulk-10 before bulk-9
 	off := newSlug("bulk-off")
 	f.Create("/config/flags", with(onOffFlag(off), "enabled", false))
 	keys := func(r *testenv.Resp) []string {

@@ -22,7 +22,7 @@ func TestRotateMasterKeyCommandSurvivesAKill(t *testing.T) {
 	t.Parallel()
 	d := newDev(t)
 	d.start()
-	tok := d.token("config.credentials.*")
+	tok := d.token("config.credentials.* config.credentials.decrypt")
 	const n = 40
 	ids := make([]string, n)
 	for i := range ids {
