@@ -77,12 +77,14 @@ func dropAssetFile(ctx context.Context, s *resource.Service, old store.Doc) erro
 // checkImageAsset is the rule of a field naming an image asset (a
 // theme's logo, an app's icon): it exists for the customer, holds a file,
 // and the file is a raster image.
-func checkImageAsset(ctx context.Context, s *resource.Service, field string, v any) ([]resource.ErrorEntry, error) {
-	id, _ := v.(string)
-	if id == "" {
+// It is checked only when the write sets or changes the field, so a
+// record whose image later changed can still be edited.
+func checkImageAsset(ctx context.Context, w *resource.Write, field string) ([]resource.ErrorEntry, error) {
+	id, _ := w.New[field].(string)
+	if id == "" || (w.Old != nil && w.Old[field] == w.New[field]) {
 		return nil, nil
 	}
-	doc, err := s.Store.Collection("assets").Get(ctx, id)
+	doc, err := w.Service.Store.Collection("assets").Get(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return []resource.ErrorEntry{resource.FieldError(resource.CodeNotFound, field, "%s %s is not an asset of this customer", field, id)}, nil

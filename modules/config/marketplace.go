@@ -58,13 +58,11 @@ func appBeforeWrite(ctx context.Context, w *resource.Write) error {
 		errs = append(errs, resource.FieldError(resource.CodeFormat, "version", "version must follow Semantic Versioning 2.0.0, such as 1.4.2 or 2.0.0-beta.1"))
 	}
 	errs = append(errs, checkRightNames("rights", w.New["rights"])...)
-	if w.Old == nil || w.New["icon"] != w.Old["icon"] {
-		more, err := checkImageAsset(ctx, w.Service, "icon", w.New["icon"])
-		if err != nil {
-			return err
-		}
-		errs = append(errs, more...)
+	more, err := checkImageAsset(ctx, w, "icon")
+	if err != nil {
+		return err
 	}
+	errs = append(errs, more...)
 	if len(errs) > 0 {
 		return resource.Invalid(errs...)
 	}

@@ -65,13 +65,11 @@ func themeBeforeWrite(ctx context.Context, w *resource.Write) error {
 				"fonts.%s must be a font-family list such as \"Inter, sans-serif\": letters, digits, spaces, commas, quotes and hyphens", k))
 		}
 	}
-	if w.Old == nil || w.New["logo"] != w.Old["logo"] {
-		more, err := checkImageAsset(ctx, w.Service, "logo", w.New["logo"])
-		if err != nil {
-			return err
-		}
-		errs = append(errs, more...)
+	more, err := checkImageAsset(ctx, w, "logo")
+	if err != nil {
+		return err
 	}
+	errs = append(errs, more...)
 	if len(errs) > 0 {
 		return resource.Invalid(errs...)
 	}
