@@ -38,6 +38,9 @@ func (h *computingHandlers) action(name, title, right string) resource.Action {
 		}}
 }
 
+// claimAndStartTimeout bounds the claim and the workflow start together.
+const claimAndStartTimeout = 30 * time.Second
+
 // move claims the entity for the action (pendingAction, workflowId) and
 // starts the action's workflow. The same action asked again while it is
 // under way answers the same claim and starts its workflow if it is not
@@ -46,6 +49,11 @@ func (h *computingHandlers) move(ctx context.Context, call *resource.ActionCall,
 	if !h.d.Available || call.Service.Workflows == nil {
 		return nil, resource.Unavailable("no compute provider is configured in this process: set PLATFORM_COMPUTE_URL (and a worker)")
 	}
+	// A client that hangs up between the claim and the start must not
+	// leave the entity pending on a workflow nobody started: the pair runs
+	// to its end on a context of its own, bounded in time.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimAndStartTimeout)
+	defer cancel()
 	rec, err := h.claim(ctx, call, action)
 	if err != nil {
 		return nil, err
