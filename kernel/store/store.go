@@ -93,7 +93,17 @@ type Collection interface {
 	// Get returns the document with that _id (projected to fields if any).
 	Get(ctx context.Context, id string, fields ...string) (Doc, error)
 	Find(ctx context.Context, opts FindOptions) ([]Doc, error)
+	// Count counts every matching document: time linear in what it reads.
 	Count(ctx context.Context, filter query.Expr) (int64, error)
+	// CountAll is the number of documents of the caller (of the whole
+	// collection, when global), read from a counter the store keeps with
+	// every write that adds or removes documents: constant time. See
+	// docs/counts.md for how exact each implementation keeps it.
+	CountAll(ctx context.Context) (int64, error)
+	// CountUpTo counts the matching documents, but stops at limit: it
+	// answers min(matches, limit), so its cost is bounded by limit rather
+	// than by the collection. limit must be positive.
+	CountUpTo(ctx context.Context, filter query.Expr, limit int64) (int64, error)
 	// Update atomically applies u to the first document matching filter and
 	// returns it as it is afterwards (MongoDB's findOneAndUpdate). A filter
 	// beyond _id makes it conditional. ErrNotFound when nothing matched.

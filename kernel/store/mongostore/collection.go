@@ -69,9 +69,11 @@ func (c *collection) Insert(ctx context.Context, doc store.Doc) error {
 	if err != nil {
 		return err
 	}
-	err = c.s.write(ctx, func(ctx context.Context) error {
-		_, err := c.c.InsertOne(ctx, d)
-		return err
+	err = c.counted(ctx, func(ctx context.Context) (int64, bool, error) {
+		if _, err := c.c.InsertOne(ctx, d); err != nil {
+			return 0, refused(err), err
+		}
+		return 1, true, nil
 	})
 	return c.s.duplicate(ctx, c, doc, wrap(err))
 }
@@ -88,9 +90,10 @@ func (c *collection) InsertMany(ctx context.Context, docs []store.Doc) error {
 		}
 		all = append(all, d)
 	}
-	err := c.s.write(ctx, func(ctx context.Context) error {
+	err := c.counted(ctx, func(ctx context.Context) (int64, bool, error) {
 		_, err := c.c.InsertMany(ctx, all, options.InsertMany().SetOrdered(true))
-		return err
+		n, known := insertedBefore(err, len(all))
+		return n, known, err
 	})
 	return c.s.duplicate(ctx, c, nil, wrap(err))
 }
@@ -243,15 +246,24 @@ func (c *collection) upsertOnce(ctx context.Context, id string, u store.Update) 
 		}
 		u.SetOnInsert = ins // a copy: callers may share their Update
 	}
-	var m bson.M
-	o := options.FindOneAndUpdate().SetReturnDocument(options.After).SetUpsert(true)
-	err = c.s.write(ctx, func(ctx context.Context) error {
-		return c.c.FindOneAndUpdate(ctx, f, updateDoc(u, true), o).Decode(&m)
+	// findAndModify as a command: its answer says whether it inserted,
+	// which the document counter needs (FindOneAndUpdate hides that).
+	cmd := bson.D{{Key: "findAndModify", Value: c.name}, {Key: "query", Value: f},
+		{Key: "update", Value: updateDoc(u, true)}, {Key: "new", Value: true}, {Key: "upsert", Value: true}}
+	var res upsertAnswer
+	err = c.counted(ctx, func(ctx context.Context) (int64, bool, error) {
+		if err := c.s.db.RunCommand(ctx, cmd).Decode(&res); err != nil {
+			return 0, refused(err), err
+		}
+		if res.Value == nil {
+			return 0, false, errors.New("mongostore: upsert answered no document")
+		}
+		return res.inserted(), true, nil
 	})
 	if err != nil {
 		return nil, c.s.duplicate(ctx, c, upsertedValues(id, u), wrap(err))
 	}
-	return c.fromBSON(m), nil
+	return c.fromBSON(res.Value), nil
 }
 
 func (c *collection) UpdateMany(ctx context.Context, e query.Expr, u store.Update) (int64, error) {
@@ -335,12 +347,13 @@ func (c *collection) Delete(ctx context.Context, e query.Expr) (int64, error) {
 		return 0, err
 	}
 	var deleted int64
-	err = c.s.write(ctx, func(ctx context.Context) error {
+	err = c.counted(ctx, func(ctx context.Context) (int64, bool, error) {
 		r, err := c.c.DeleteMany(ctx, f)
-		if err == nil {
-			deleted = r.DeletedCount
+		if err != nil {
+			return 0, false, err // some may be deleted: the counter is recounted
 		}
-		return err
+		deleted = r.DeletedCount
+		return -deleted, true, nil
 	})
 	if err != nil {
 		return 0, wrap(err)
@@ -526,4 +539,20 @@ func upsertedValues(id string, u store.Update) store.Doc {
 		}
 	}
 	return d
+}
+
+// upsertAnswer is the answer of a findAndModify with upsert.
+type upsertAnswer struct {
+	Value           bson.M `bson:"value"`
+	LastErrorObject struct {
+		UpdatedExisting bool `bson:"updatedExisting"`
+	} `bson:"lastErrorObject"`
+}
+
+// inserted is 1 when the upsert inserted its document.
+func (a upsertAnswer) inserted() int64 {
+	if a.Value == nil || a.LastErrorObject.UpdatedExisting {
+		return 0
+	}
+	return 1
 }

@@ -83,7 +83,7 @@ func (c *collection) InsertMany(ctx context.Context, docs []store.Doc) error {
 				return err
 			}
 		}
-		return nil
+		return w.addCount(t, customer, int64(len(rows)))
 	})
 }
 
@@ -267,7 +267,10 @@ func (c *collection) Upsert(ctx context.Context, id string, u store.Update) (sto
 		if err := applyUpdate(out, u, true, c.scoped); err != nil {
 			return err
 		}
-		return w.insert(t, customer, id, out)
+		if err := w.insert(t, customer, id, out); err != nil {
+			return err
+		}
+		return w.addCount(t, customer, 1)
 	})
 	if err != nil {
 		return nil, err
@@ -394,8 +397,10 @@ func (c *collection) Delete(ctx context.Context, filter query.Expr) (int64, erro
 		if err != nil {
 			return err
 		}
-		n, err = res.RowsAffected()
-		return err
+		if n, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		return w.addCount(t, customer, -n)
 	})
 	return n, err
 }

@@ -87,6 +87,9 @@ func (s *Store) table(ctx context.Context, name string) (*table, error) {
 		if err := w.createTable(t); err != nil {
 			return err
 		}
+		if err := w.initCounts(t); err != nil {
+			return err
+		}
 		return w.loadTable(t)
 	})
 	if err != nil {

@@ -119,7 +119,7 @@ func open(path string) (*Store, error) {
 	}
 	s := &Store{path: path, writer: writer, wconn: wconn, writeTurn: make(chan struct{}, 1), reader: reader, tables: map[string]*table{}}
 	s.writeStmts.db, s.readStmts.db = wconn, reader
-	if err := s.createCatalog(context.Background()); err != nil {
+	if err := errors.Join(s.createCatalog(context.Background()), s.createCounts(context.Background())); err != nil {
 		s.closePools()
 		return nil, err
 	}

@@ -74,6 +74,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, unsupported ...Unsup
 		{"WriteFaults", testWriteFaults},
 		{"PingProvesWrites", testPingProvesWrites},
 	}
+	cases = append(cases, countCases...)
 	skip := map[string]string{}
 	for _, u := range unsupported {
 		skip[u.Case] = u.Reason
