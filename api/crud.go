@@ -50,7 +50,7 @@ func (h *crud) listOf(req *Request, r *resource.Resource, lq *resource.ListQuery
 	if err != nil {
 		return nil, err
 	}
-	return &Response{Payload: page.Records, Page: lq.Page, Limit: lq.Limit, Total: page.Total,
+	return &Response{Payload: page.Records, Page: lq.Page, Limit: lq.Limit, Total: page.Total, TotalRelation: page.TotalRelation,
 		Links: pageLinks(h.s.cfg.ModuleBaseURL(h.s.hostLabel(h.r))+req.pathTail(), req.Query, lq.Page, page.HasNext)}, nil
 }
 

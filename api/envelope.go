@@ -65,6 +65,9 @@ type Meta struct {
 	Page  int    `json:"page,omitempty" yaml:"page,omitempty"`
 	Limit int    `json:"limit,omitempty" yaml:"limit,omitempty"`
 	Total *int64 `json:"total,omitempty" yaml:"total,omitempty"`
+	// TotalRelation comes with total: "eq" (exact) or "gte" (more match;
+	// total is the cap of a filtered count; docs/counts.md).
+	TotalRelation string `json:"totalRelation,omitempty" yaml:"totalRelation,omitempty"`
 }
 
 // Envelope is every answer: { payload, meta }.

@@ -53,7 +53,7 @@ func (s *Server) openAPIDoc(m *Module, resources []*resource.Resource, title str
 		}
 	}
 	schemas := obj{"Envelope": envelopeSchema(), "ErrorEnvelope": errorEnvelopeSchema(),
-		"Status": obj{"type": "string", "enum": []any{"success", "error"}}}
+		"Status": obj{"type": "string", "enum": []any{"success", "error"}}, "TotalRelation": totalRelationSchema()}
 	for _, r := range resources {
 		name := schemaName(r)
 		schemas[name] = recordSchema(r.Fields, false)
@@ -188,7 +188,7 @@ func listParams(r *resource.Resource) []any {
 	ps := append(pageParams(), fieldsParam(),
 		obj{"name": "sort", "in": "query", "schema": obj{"type": "string"}, "description": "comma list of " + strings.Join(sortableNames(r), ", ") + "; prefix - for descending"},
 		obj{"name": "filter", "in": "query", "schema": obj{"type": "string"}, "description": "JSON filter in the MongoDB query language on: " + strings.Join(filterableNames(r), ", ")},
-		obj{"name": "count", "in": "query", "schema": obj{"type": "boolean"}, "description": "add meta.total"},
+		obj{"name": "count", "in": "query", "schema": obj{"type": "boolean"}, "description": countDescription},
 	)
 	for _, n := range filterableNames(r) {
 		ps = append(ps, obj{"name": n, "in": "query", "schema": obj{"type": "string"}, "description": "shorthand for equality on " + n})
@@ -401,7 +401,8 @@ func envelopeSchema() obj {
 				// A named schema: oapi-codegen leaves an inline enum undefined when
 				// allOf merges the envelope into each answer's YAML type.
 				"status": obj{"$ref": "#/components/schemas/Status"}, "error": obj{"type": "boolean"},
-				"page": obj{"type": "integer"}, "limit": obj{"type": "integer"}, "total": obj{"type": "integer"},
+				"page": obj{"type": "integer"}, "limit": obj{"type": "integer"}, "total": obj{"type": "integer", "minimum": 0},
+				"totalRelation": obj{"$ref": "#/components/schemas/TotalRelation"},
 			}},
 	}}
 }

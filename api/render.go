@@ -53,6 +53,7 @@ func (s *Server) renderOK(c *gin.Context, resp *Response) {
 	env.Meta.Relations = nonNilRel(resp.Relations)
 	env.Meta.Actions = nonNilAct(resp.Actions)
 	env.Meta.Page, env.Meta.Limit, env.Meta.Total = resp.Page, resp.Limit, resp.Total
+	env.Meta.TotalRelation = totalRelation(resp)
 	s.write(c, status, env)
 }
 

@@ -48,6 +48,9 @@ type Response struct {
 	Page      int
 	Limit     int
 	Total     *int64
+	// TotalRelation says what Total is (resource.TotalExact, the
+	// default, or resource.TotalAtLeast; docs/counts.md).
+	TotalRelation string
 	// Raw, when set, is written as is (OpenAPI documents, metrics).
 	Raw         []byte
 	ContentType string

@@ -16,7 +16,7 @@ type ListQuery struct {
 	Fields []string // projection; nil: whole records
 	Limit  int      // records per page
 	Page   int      // 1-based
-	Count  bool     // also count every match (costly on some stores)
+	Count  bool     // also count the matches (see Service.count)
 }
 
 // Page is one page of a list.
@@ -24,6 +24,9 @@ type Page struct {
 	Records []store.Doc
 	HasNext bool
 	Total   *int64 // when asked
+	// TotalRelation says what Total is: TotalExact, or TotalAtLeast when
+	// more records match than a filtered count counts (Service.CountCap).
+	TotalRelation string
 }
 
 // Find lists the records of r matching q that the caller may see.
@@ -51,11 +54,11 @@ func (s *Service) Find(ctx context.Context, r *Resource, q ListQuery) (*Page, er
 		out.Records[i] = Present(r, d, q.Fields)
 	}
 	if q.Count {
-		n, err := coll.Count(ctx, filter)
+		n, rel, err := s.count(ctx, coll, filter)
 		if err != nil {
 			return nil, storeError(err, r)
 		}
-		out.Total = &n
+		out.Total, out.TotalRelation = &n, rel
 	}
 	return out, nil
 }

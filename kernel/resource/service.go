@@ -40,6 +40,9 @@ type Service struct {
 	// Workflows starts workflows on the worker's task queue; nil in a
 	// process without Temporal.
 	Workflows WorkflowStarter
+	// CountCap is how many matches a filtered list's total counts at most
+	// (0: DefaultCountCap; docs/counts.md).
+	CountCap int64
 }
 
 // Get reads one record, addressed by id or natural key, as the caller

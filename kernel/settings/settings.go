@@ -159,6 +159,9 @@ type Config struct {
 	// Computing is where computing entities are started and stopped
 	// (computing.go).
 	Computing ComputingSettings
+	// CountCap is how many matches a filtered list's total counts at most
+	// (PLATFORM_COUNT_CAP; counts.go).
+	CountCap int64
 }
 
 // setting is one configurable value: its env name, flag name, default and parser.
@@ -330,7 +333,7 @@ func settings() []setting {
 			c.NewsletterLease, err = between(v, 2*time.Second, time.Hour)
 			return
 		}},
-	}, append(slotSettings(), computingSettings()...)...)
+	}, append(append(slotSettings(), computingSettings()...), countSettings()...)...)
 }
 
 // Load parses args (flags) over the environment. The returned error is a

@@ -162,7 +162,7 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 	if err := a.openVault(ctx); err != nil {
 		return nil, err
 	}
-	a.Service = &resource.Service{Store: st, Events: a.Events, Registry: a.Registry, Log: log}
+	a.Service = &resource.Service{Store: st, Events: a.Events, Registry: a.Registry, Log: log, CountCap: cfg.CountCap}
 	a.Bugs = &bugs.Recorder{Service: a.Service, Log: log}
 	if err := a.wireEvents(a.Service); err != nil {
 		return nil, err
