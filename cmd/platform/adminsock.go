@@ -76,6 +76,8 @@ func (a *admin) do(ctx context.Context, r adminRequest) (string, error) {
 		return rotateSigningKey(ctx, a.st, r.Lead)
 	case "rotate-master-key":
 		return a.rotateMasterKey()
+	case "counts-repair":
+		return repairCounts(ctx, a.st)
 	case "backup":
 		b, ok := a.st.(interface {
 			Backup(ctx context.Context, dest string) error

@@ -25,6 +25,7 @@ commands:
   check      run the self-check workflow through the worker and the store
   backup     backup --to <dir>: copy the store and Temporal while running
   migrate-store  migrate-store --to <MONGODB_URI>: copy the embedded store into MongoDB
+  counts-repair  recount the documents behind the list totals' counters and fix drifted ones (docs/counts.md)
   compute-sim  serve the compute provider simulator (docs/config-computing.md) for local tries
   sandbox    (internal) the child process the worker runs user code in
 
@@ -65,4 +66,5 @@ var commands = map[string]func([]string) error{
 	"migrate-store":      runMigrateStore,
 	"sandbox":            runSandbox,
 	"compute-sim":        runComputeSim,
+	"counts-repair":      runCountsRepair,
 }
