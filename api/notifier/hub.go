@@ -50,14 +50,17 @@ type Options struct {
 	Heartbeat    time.Duration // 30s
 	AuthTimeout  time.Duration // for the first message's token (5s)
 	WriteTimeout time.Duration // one message to a client (10s)
-	QueueSize    int           // messages waiting per client (256)
-	MaxMessage   int64         // bytes of one client message (4096)
+	// QueueSize bounds the messages waiting per client (1,024): above
+	// what one poll fans out (4 pages), so a burst never drops a client
+	// that keeps up.
+	QueueSize  int
+	MaxMessage int64 // bytes of one client message (4096)
 	// MaxSubscriptions bounds the patterns of one connection (20).
 	MaxSubscriptions    int
 	MaxConnsPerCustomer int // per replica (100)
 	MaxConns            int // per replica (10,000)
 	MaxReplay           int // events replayed on one resume (1,000)
-	PageSize            int // events per store read (500)
+	PageSize            int // events per store read (250)
 	// Retention is how old a resume point may be (the event retention).
 	Retention time.Duration
 }
@@ -80,12 +83,12 @@ func (o Options) withDefaults() Options {
 	def(&o.AuthTimeout, 5*time.Second)
 	def(&o.WriteTimeout, 10*time.Second)
 	def(&o.Retention, 720*time.Hour)
-	defInt(&o.QueueSize, 256)
+	defInt(&o.QueueSize, 1024)
 	defInt(&o.MaxSubscriptions, 20)
 	defInt(&o.MaxConnsPerCustomer, 100)
 	defInt(&o.MaxConns, 10_000)
 	defInt(&o.MaxReplay, 1000)
-	defInt(&o.PageSize, 500)
+	defInt(&o.PageSize, 250)
 	if o.MaxMessage <= 0 {
 		o.MaxMessage = 4096
 	}
