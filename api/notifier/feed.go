@@ -15,7 +15,8 @@ import (
 // client that gets it.
 type item struct {
 	id, name string
-	user     string // the addressee of an in-app notification
+	user     string    // the addressee of an in-app notification
+	ts       time.Time // when it was recorded
 	msg      []byte
 }
 
@@ -45,6 +46,7 @@ func toItem(d store.Doc, customer string) item {
 	it.id, _ = d["_id"].(string)
 	it.name, _ = d["name"].(string)
 	ts, _ := d["timestamp"].(time.Time)
+	it.ts = ts
 	data, _ := d["data"].(map[string]any)
 	if it.name == events.InAppName {
 		it.user, _ = data["user"].(string)

@@ -30,6 +30,8 @@ func TestNotifier(t *testing.T) {
 	t.Run("first-message auth and subscriptions", func(t *testing.T) { firstMessage(t, p, crm) })
 	t.Run("reconnect with lastEventId replays what was missed", func(t *testing.T) { resume(t, p, crm) })
 	t.Run("a slow client is dropped, a fast one keeps receiving", func(t *testing.T) { slow(t, p) })
+	t.Run("a burst beyond the queue closes with 1013", func(t *testing.T) { burst(t, p) })
+	t.Run("a revoked API key's connection closes with 1008", func(t *testing.T) { revoked(t, p) })
 	t.Run("a second replica on the same store delivers", func(t *testing.T) { replica(t, p, crm) })
 	t.Run("in-app notifications reach the addressed user", func(t *testing.T) { inApp(t, p, crm) })
 	t.Run("chromium", func(t *testing.T) { inChromium(t, p, crm) })

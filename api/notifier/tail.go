@@ -24,6 +24,9 @@ type tail struct {
 	wake     chan struct{}
 	ctx      context.Context // the customer's tenant scope
 	cancel   context.CancelFunc
+	// started is when the first client joined: what was recorded before
+	// is no client's news (a client that wants it resumes from an id).
+	started time.Time
 
 	mu      sync.Mutex
 	clients map[*client]struct{}
@@ -37,7 +40,7 @@ type tail struct {
 
 func newTail(h *Hub, customer string) *tail {
 	ctx, cancel := context.WithCancel(tenant.WithCustomer(h.ctx, customer))
-	return &tail{hub: h, customer: customer, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel,
+	return &tail{hub: h, customer: customer, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, started: time.Now().Truncate(time.Millisecond),
 		clients: map[*client]struct{}{}, seen: map[string]time.Time{}}
 }
 
@@ -64,11 +67,13 @@ func (t *tail) remove(c *client) int {
 	return len(t.clients)
 }
 
-// run polls until the last client leaves. It starts at the present: what
-// a client missed before it connected comes from its own replay.
+// run polls until the last client leaves. It starts a lookback before the
+// present; what a client missed before it connected comes from its own
+// replay.
 func (t *tail) run() {
-	t.cursor = idFloor(time.Now())
-	t.prime()
+	t.cursor = before(idFloor(t.started), t.hub.opt.Lookback)
+	t.poll()
+	t.lastSweep = time.Now()
 	tick := time.NewTicker(t.hub.opt.Poll)
 	defer tick.Stop()
 	for {
@@ -78,23 +83,15 @@ func (t *tail) run() {
 		case <-t.wake:
 		case <-tick.C:
 		}
-		if t.poll(false) {
+		if t.poll() {
 			t.poke()
 		}
 	}
 }
 
-// prime marks what the lookback window already holds as seen, so the
-// first sweep does not send clients events from before they connected.
-func (t *tail) prime() {
-	t.cursor = before(t.cursor, t.hub.opt.Lookback)
-	t.poll(true)
-	t.lastSweep = time.Now()
-}
-
 // poll reads what is new (and, every Sweep, the lookback window again),
 // fans it out, and answers whether more is waiting.
-func (t *tail) poll(silent bool) (more bool) {
+func (t *tail) poll() (more bool) {
 	from := t.cursor
 	if time.Since(t.lastSweep) >= t.hub.opt.Sweep {
 		from, t.lastSweep = before(t.cursor, t.hub.opt.Lookback), time.Now()
@@ -104,7 +101,7 @@ func (t *tail) poll(silent bool) (more bool) {
 		if t.report(err) {
 			return false
 		}
-		t.take(items, silent)
+		t.take(items)
 		if len(items) < t.hub.opt.PageSize {
 			t.forget()
 			return false
@@ -115,8 +112,9 @@ func (t *tail) poll(silent bool) (more bool) {
 	return true
 }
 
-// take fans out the items not seen yet and advances the cursor.
-func (t *tail) take(items []item, silent bool) {
+// take fans out the items not seen yet, recorded since the tail started,
+// and advances the cursor.
+func (t *tail) take(items []item) {
 	for i := range items {
 		it := &items[i]
 		if _, dup := t.seen[it.id]; dup {
@@ -127,7 +125,7 @@ func (t *tail) take(items []item, silent bool) {
 		if it.id > t.cursor {
 			t.cursor = it.id
 		}
-		if !silent {
+		if !it.ts.Before(t.started) {
 			t.fanout(it)
 		}
 	}
