@@ -62,10 +62,10 @@ func refused(t *testing.T, base, path, token string) int {
 	return res.StatusCode
 }
 
-// read answers the next message (10 seconds at most).
+// read answers the next message (30 seconds at most: FerretDB scans).
 func read(t *testing.T, c *websocket.Conn) msg {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, b, err := c.Read(ctx)
 	require.NoError(t, err)

@@ -2,7 +2,10 @@ package notifier_test
 
 import (
 	"context"
+	"net"
 	"net/http"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -63,4 +66,52 @@ func revoked(t *testing.T, p *testenv.Platform) {
 	until(t, c, eventOf("consumers.created", consumer))
 	require.Equal(t, http.StatusOK, p.Do(http.MethodPost, "/config/apikeys/"+id+"/actions/revoke", admin, nil).Status)
 	require.Equal(t, websocket.StatusPolicyViolation, closedWith(t, c))
+}
+
+// slow: a client that stops reading is dropped while a fast one keeps
+// receiving. Its socket buffers fill first (a few MB), then its queue.
+// Events go in batches of 10, each woken explicitly: on FerretDB every
+// poll scans the events collection.
+func slow(t *testing.T, p *testenv.Platform) {
+	hub := ownHub(t, p, "/notifier-slow", notifier.Options{Poll: time.Hour, QueueSize: 16, WriteTimeout: time.Second})
+	tok := p.Token("crm.consumers.view")
+	lazy := dialLazy(t, p.URL+"/notifier-slow", tok) // never reads until the end
+	fast := dial(t, p.URL, "/notifier-slow", tok)
+	require.Equal(t, 2, hub.Stats().Connections)
+	big := strings.Repeat("x", 64<<10)
+	for round := 0; round < 30 && hub.Stats().Connections == 2; round++ {
+		var last string
+		for i := 0; i < 10; i++ {
+			last = store.NewID()
+			require.NoError(t, p.Events.Record(p.Ctx(), "consumers.updated", store.Doc{"_id": last, "note": big}))
+		}
+		hub.Notify(p.Ctx(), events.Event{Customer: p.Customer.ID})
+		until(t, fast, eventOf("consumers.updated", last))
+	}
+	eventually(t, func() bool { return hub.Stats().Connections == 1 }, "the lazy client dropped")
+	closedWith(t, lazy)
+	after := store.NewID()
+	require.NoError(t, p.Events.Record(p.Ctx(), "consumers.created", store.Doc{"_id": after}))
+	hub.Notify(p.Ctx(), events.Event{Customer: p.Customer.ID})
+	until(t, fast, eventOf("consumers.created", after))
+}
+
+// dialLazy connects with a 4 KiB socket receive buffer.
+func dialLazy(t *testing.T, url, token string) *websocket.Conn {
+	t.Helper()
+	small := &net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		var err error
+		if cerr := rc.Control(func(fd uintptr) { err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) }); cerr != nil {
+			return cerr
+		}
+		return err
+	}}
+	hc := &http.Client{Transport: &http.Transport{DialContext: small.DialContext}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, wsURL(url, ""), &websocket.DialOptions{HTTPClient: hc, HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
+	require.NoError(t, err)
+	c.SetReadLimit(4 << 20)
+	t.Cleanup(func() { _ = c.CloseNow() })
+	return c
 }
