@@ -161,7 +161,7 @@ func (h *Hub) Stats() Stats {
 func (h *Hub) admit(customer string) *RequestError {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.total >= h.opt.MaxConns {
+	if h.ctx.Err() != nil || h.total >= h.opt.MaxConns {
 		return &RequestError{Status: http.StatusServiceUnavailable, Code: resource.CodeUnavailable, CloseCode: closeTryAgain,
 			Message: "this server has as many notifier connections as it accepts; retry shortly"}
 	}

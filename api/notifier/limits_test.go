@@ -2,6 +2,7 @@ package notifier_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -114,4 +115,18 @@ func dialLazy(t *testing.T, url, token string) *websocket.Conn {
 	c.SetReadLimit(4 << 20)
 	t.Cleanup(func() { _ = c.CloseNow() })
 	return c
+}
+
+// late: an event that becomes visible after a later one (another
+// replica's id of the same second sorts lower; group commit) still
+// arrives, with the next sweep of the lookback window.
+func late(t *testing.T, p *testenv.Platform, crm string) {
+	c := dial(t, p.URL, "/notifier?events=consumers.*", crm)
+	now := post(t, p, crm, "/crm/consumers", map[string]any{"email": "now@example.com"})
+	until(t, c, eventOf("consumers.created", now))
+	lateID := fmt.Sprintf("%08x", uint32(time.Now().Add(-time.Second).Unix())) + "ffffffffff000001"
+	require.Less(t, lateID, now, "the late event sorts before one already sent")
+	require.NoError(t, p.Store.Collection(events.Collection).Insert(p.Ctx(), store.Doc{"_id": lateID, "name": "consumers.updated",
+		"timestamp": time.Now().UTC().Truncate(time.Millisecond), "data": store.Doc{"_id": lateID}, "dispatched": true}))
+	until(t, c, eventOf("consumers.updated", lateID))
 }

@@ -27,6 +27,7 @@ func TestNotifier(t *testing.T) {
 	t.Run("events of a resource the token may not view never arrive", func(t *testing.T) { rights(t, p, crm) })
 	t.Run("first-message auth and subscriptions", func(t *testing.T) { firstMessage(t, p, crm) })
 	t.Run("reconnect with lastEventId replays what was missed", func(t *testing.T) { resume(t, p, crm) })
+	t.Run("an event visible after a later one still arrives", func(t *testing.T) { late(t, p, crm) })
 	t.Run("a second replica on the same store delivers", func(t *testing.T) { replica(t, p, crm) })
 	t.Run("in-app notifications reach the addressed user", func(t *testing.T) { inApp(t, p, crm) })
 	t.Run("chromium", func(t *testing.T) { inChromium(t, p, crm) })

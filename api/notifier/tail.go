@@ -35,7 +35,10 @@ type tail struct {
 	cursor    string
 	seen      map[string]time.Time // ids fanned out within the lookback, by their second
 	lastSweep time.Time
-	failing   bool
+	// sweepAt is where an unfinished sweep goes on ("" when none is):
+	// a busy lookback window takes more than one poll to re-read.
+	sweepAt string
+	failing bool
 }
 
 func newTail(h *Hub, customer string) *tail {
@@ -93,9 +96,13 @@ func (t *tail) run() {
 // fans it out, and answers whether more is waiting.
 func (t *tail) poll() (more bool) {
 	from := t.cursor
-	if time.Since(t.lastSweep) >= t.hub.opt.Sweep {
+	switch {
+	case t.sweepAt != "":
+		from = t.sweepAt
+	case time.Since(t.lastSweep) >= t.hub.opt.Sweep:
 		from, t.lastSweep = before(t.cursor, t.hub.opt.Lookback), time.Now()
 	}
+	sweeping := from < t.cursor
 	for page := 0; page < maxPagesPerPoll; page++ {
 		items, err := readAfter(t.ctx, t.hub.deps.Store, t.customer, from, t.hub.opt.PageSize)
 		if t.report(err) {
@@ -103,12 +110,15 @@ func (t *tail) poll() (more bool) {
 		}
 		t.take(items)
 		if len(items) < t.hub.opt.PageSize {
+			t.sweepAt = ""
 			t.forget()
 			return false
 		}
 		from = items[len(items)-1].id
 	}
-	t.forget()
+	if sweeping {
+		t.sweepAt = from // go on from here, up to the end, next poll
+	}
 	return true
 }
 
