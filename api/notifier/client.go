@@ -73,6 +73,7 @@ func (c *client) enqueue(m outgoing) {
 // beside the caller.
 func (c *client) drop(code websocket.StatusCode, reason string) {
 	c.once.Do(func() {
+		c.hub.metrics.closed(code)
 		c.cancel()
 		go func() { _ = c.conn.Close(code, closeReason(reason)) }()
 	})
@@ -131,6 +132,7 @@ func (c *client) write(b []byte) bool {
 	err := c.conn.Write(ctx, websocket.MessageText, b)
 	switch {
 	case err == nil:
+		c.hub.metrics.sent.Inc()
 		return true
 	case errors.Is(err, context.DeadlineExceeded):
 		c.drop(closeTryAgain, "too slow: a message was not taken within the write time-out; reconnect with lastEventId")

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"platform/kernel/auth"
 	"platform/kernel/events"
 	"platform/kernel/resource"
@@ -39,6 +41,8 @@ type Deps struct {
 	// Registry maps an event's plural to its resource's view right.
 	Registry *resource.Registry
 	Log      *slog.Logger
+	// Metrics registers the hub's collectors; nil: none (tests' own hubs).
+	Metrics prometheus.Registerer
 }
 
 // Options bound and pace the hub; zero fields take the defaults.
@@ -97,8 +101,9 @@ func (o Options) withDefaults() Options {
 
 // Hub serves the WebSocket clients of one process.
 type Hub struct {
-	deps Deps
-	opt  Options
+	deps    Deps
+	opt     Options
+	metrics *metrics
 
 	ctx    context.Context // ends with Close: every tail and client stops
 	cancel context.CancelFunc
@@ -117,6 +122,7 @@ func New(d Deps, o Options) *Hub {
 	}
 	h := &Hub{deps: d, opt: o.withDefaults(), tails: map[string]*tail{}, perCust: map[string]int{}, clients: map[*client]struct{}{}}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
+	h.metrics = newMetrics(h, d.Metrics)
 	return h
 }
 

@@ -2,6 +2,7 @@ package notifier_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -63,6 +64,12 @@ func tenants(t *testing.T, p *testenv.Platform, crm string) {
 	for _, m := range until(t, b, eventOf("consumers.created", theirs)) {
 		require.NotEqual(t, ours, m.Data["_id"], "customer B got A's event")
 	}
+	res, err := http.Get(p.URL + "/metrics")
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	require.Regexp(t, `platform_notifier_connections [1-9]`, string(body))
+	require.Contains(t, string(body), "platform_notifier_messages_total")
 }
 
 func rights(t *testing.T, p *testenv.Platform, crm string) {

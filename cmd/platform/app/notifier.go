@@ -19,7 +19,7 @@ const NotifierPath = "/notifier"
 // process's recorded events wake it (other replicas' events reach it
 // through the store, within a poll).
 func (a *App) wireNotifier() {
-	a.Notifier = notifier.New(notifier.Deps{Store: a.Store, Verifier: a.Verifier, Registry: a.Registry, Log: a.Log},
+	a.Notifier = notifier.New(notifier.Deps{Store: a.Store, Verifier: a.Verifier, Registry: a.Registry, Log: a.Log, Metrics: a.Metrics.Registry},
 		notifier.Options{Retention: a.Config.EventRetention})
 	a.Events.Notifier = notifiers{a.Events.Notifier, a.Notifier}
 	a.MountNotifier(NotifierPath, a.Notifier)
