@@ -18,6 +18,7 @@ import (
 	"platform/activities/delivery"
 	"platform/activities/system"
 	"platform/api"
+	"platform/api/notifier"
 	"platform/kernel/auth"
 	"platform/kernel/events"
 	"platform/kernel/llm"
@@ -93,6 +94,8 @@ type App struct {
 	Vault *credentials.Vault
 	// APIKeys checks API keys for the Verifier (module config keeps them).
 	APIKeys *apikeys.Keys
+	// Notifier pushes events to WebSocket clients at /notifier.
+	Notifier *notifier.Hub
 
 	pipes pipelines
 	news  *newsletter.Sender
@@ -205,6 +208,7 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 	}
 	a.startTracking()
 	a.startSite()
+	a.wireNotifier()
 	return a, nil
 }
 

@@ -131,8 +131,12 @@ func (a *App) deliveryActivities() *delivery.Activities {
 	return acts
 }
 
-// Close stops what the App started (the sandbox children).
+// Close stops what the App started (the sandbox children, the notifier's
+// connections).
 func (a *App) Close() error {
+	if a.Notifier != nil {
+		a.Notifier.Close()
+	}
 	if a.pipes.sandbox != nil {
 		return a.pipes.sandbox.Close()
 	}

@@ -5,11 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"maps"
 	"net/mail"
 	"regexp"
 	"strings"
 	"time"
 
+	"platform/kernel/events"
 	"platform/kernel/store"
 )
 
@@ -52,11 +54,26 @@ func (inapp) Send(ctx context.Context, env *Env, t Target, m Message) error {
 	for _, user := range strs(t.Settings, "recipients") {
 		doc := store.Doc{"user": user, "title": m.Subject, "body": m.Body, "event": m.EventID, "eventName": m.EventName,
 			"route": m.Route, "channel": m.Channel, "delivery": m.DeliveryID}
-		if _, err := coll.Upsert(ctx, InAppID(m.DeliveryID, user), store.Update{SetOnInsert: withRead(doc, now)}); err != nil {
+		saved, err := coll.Upsert(ctx, InAppID(m.DeliveryID, user), store.Update{SetOnInsert: withRead(doc, now)})
+		if err != nil {
+			return err
+		}
+		if err := pushInApp(ctx, env.Store, saved); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// pushInApp hands the stored notification to the notifier (/notifier), which
+// sends it to the user's connected clients on every API replica. A retried
+// attempt pushes it again with the same notification _id (at least once;
+// clients drop repeats by that id).
+func pushInApp(ctx context.Context, st store.Store, saved store.Doc) error {
+	data := maps.Clone(saved)
+	delete(data, store.CustomerField)
+	_, err := events.RecordPushOnly(ctx, st, events.InAppName, data)
+	return err
 }
 
 func withRead(d store.Doc, now time.Time) store.Doc {
