@@ -1,0 +1,206 @@
+package console_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"platform/kernel/query"
+	"platform/kernel/settings"
+	"platform/kernel/store"
+	"platform/kernel/tenant"
+	"platform/modules/console"
+	"platform/test/testenv"
+)
+
+const adminPassword = "test-password"
+
+// TestConsole shares one platform (with a worker: the browser test re-runs
+// a delivery and runs a pipeline) between the console's tests.
+func TestConsole(t *testing.T) {
+	p := testenv.NewPlatform(t, testenv.Options{Worker: true, Configure: func(c *settings.Config) {
+		c.OutboundAllow = []string{"127.0.0.1"}
+		c.Console.TemporalUIURL = "http://temporal-ui.example"
+	}})
+	t.Run("security headers", func(t *testing.T) { securityHeaders(t, p.For(t)) })
+	t.Run("signed out", func(t *testing.T) { signedOut(t, p.For(t)) })
+	t.Run("CSRF", func(t *testing.T) { csrf(t, p.For(t)) })
+	t.Run("rights", func(t *testing.T) { rights(t, p.For(t)) })
+	t.Run("other customer", func(t *testing.T) { otherCustomer(t, p.For(t)) })
+	t.Run("refresh and sign-out", func(t *testing.T) { refreshAndSignOut(t, p.For(t)) })
+	t.Run("chromium", func(t *testing.T) { inChromium(t, p.For(t)) })
+}
+
+// securityHeaders: a strict CSP (no script at all, no framing), and the
+// other headers, on every console page.
+func securityHeaders(t *testing.T, p *testenv.Platform) {
+	b := newBrowserless(t, p)
+	for _, path := range []string{"/console/signin", "/console/", "/console/r/crm/consumers", "/console/nowhere"} {
+		res, body := b.get(path)
+		csp := res.Header.Get("Content-Security-Policy")
+		for _, want := range []string{"default-src 'none'", "script-src 'none'", "style-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self' " + p.URL} {
+			require.Contains(t, csp, want, path)
+		}
+		require.Equal(t, "DENY", res.Header.Get("X-Frame-Options"), path)
+		require.Equal(t, "nosniff", res.Header.Get("X-Content-Type-Options"), path)
+		require.Equal(t, "no-store", res.Header.Get("Cache-Control"), path)
+		require.Equal(t, "same-origin", res.Header.Get("Cross-Origin-Opener-Policy"), path)
+		require.NotContains(t, strings.ToLower(body), "<script", path)
+		require.NotContains(t, strings.ToLower(body), "style=", path)
+	}
+	res, body := b.get("/console/static/console.css")
+	require.Equal(t, 200, res.StatusCode)
+	require.Equal(t, "text/css; charset=utf-8", res.Header.Get("Content-Type"))
+	require.Contains(t, body, "body{")
+}
+
+// signedOut: without a session every page asks to sign in and nothing is
+// read; the sign-in starts the platform's own flow with PKCE S256.
+func signedOut(t *testing.T, p *testenv.Platform) {
+	b := newBrowserless(t, p)
+	res, body := b.get("/console/r/crm/consumers")
+	require.Equal(t, 401, res.StatusCode)
+	require.Contains(t, body, "Sign in to continue")
+	require.Contains(t, body, `name="return" value="/r/crm/consumers"`)
+	b.http.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	res, _ = b.get("/console/signin?workspace=demo")
+	require.Equal(t, 303, res.StatusCode)
+	to, err := url.Parse(res.Header.Get("Location"))
+	require.NoError(t, err)
+	require.Equal(t, "/oauth/authorize", to.Path)
+	q := to.Query()
+	require.Equal(t, "S256", q.Get("code_challenge_method"))
+	require.NotEmpty(t, q.Get("code_challenge"))
+	require.Equal(t, p.URL+"/console/callback", q.Get("redirect_uri"))
+	require.True(t, strings.HasPrefix(q.Get("client_id"), "oac_"))
+	res, body = b.get("/console/signin?workspace=no-such-workspace")
+	require.Equal(t, 200, res.StatusCode)
+	require.Contains(t, body, "no workspace has that name")
+	res, body = b.get("/console/callback?code=forged&state=forged")
+	require.Equal(t, 400, res.StatusCode)
+	require.Contains(t, body, "expired or was started in another browser")
+}
+
+// csrf: a form post without the session's token, with a wrong one, or from
+// another origin does nothing.
+func csrf(t *testing.T, p *testenv.Platform) {
+	b := newBrowserless(t, p)
+	b.signIn("demo", p.Admin.Email, adminPassword)
+	form := func(email string) url.Values { return url.Values{"v.email": {email}} }
+	res, _ := b.post("/console/r/crm/consumers", form("csrf-none@example.com"))
+	require.Equal(t, 403, res.StatusCode)
+	res, _ = b.post("/console/r/crm/consumers", url.Values{"v.email": {"csrf-wrong@example.com"}, "csrf_token": {"wrong"}})
+	require.Equal(t, 403, res.StatusCode)
+	res, _ = b.post("/console/r/crm/consumers", url.Values{"v.email": {"csrf-origin@example.com"}, "csrf_token": {b.csrf}}, "Origin", "http://evil.example")
+	require.Equal(t, 403, res.StatusCode)
+	tok := p.Token("crm.consumers.view")
+	require.Empty(t, p.Do("GET", "/crm/consumers?filter="+url.QueryEscape(`{"email":{"$regex":"^csrf-"}}`), tok, nil).List())
+	res, body := b.postForm("/console/r/crm/consumers", form("csrf-ok@example.com"))
+	require.Equal(t, 200, res.StatusCode, body)
+	require.Contains(t, body, "csrf-ok@example.com")
+	require.Len(t, p.Do("GET", "/crm/consumers?email=csrf-ok@example.com", tok, nil).List(), 1)
+}
+
+// rights: a user who may only see consumers sees nothing else in the
+// navigation, no create or delete buttons, and is refused when posting
+// anyway (the console calls the API with the user's own token).
+func rights(t *testing.T, p *testenv.Platform) {
+	ctx := tenant.WithCustomer(t.Context(), p.Customer.ID)
+	_, _, err := p.Identity.EnsureUser(ctx, "viewer@example.com", "Viewer", "viewer-password", []string{"crm.consumers.view"})
+	require.NoError(t, err)
+	admin := p.Token("crm.*")
+	r := p.Do("POST", "/crm/consumers", admin, map[string]any{"email": "seen@example.com"})
+	require.Equal(t, 201, r.Status, string(r.Body))
+	id := r.Payload()["_id"].(string)
+
+	b := newBrowserless(t, p)
+	b.signIn("demo", "viewer@example.com", "viewer-password")
+	_, home := b.get("/console/")
+	require.Contains(t, home, "/console/r/crm/consumers")
+	require.NotContains(t, home, "/console/r/automation/webhooks")
+	require.NotContains(t, home, "/console/r/developer/apps")
+	res, list := b.get("/console/r/crm/consumers")
+	require.Equal(t, 200, res.StatusCode)
+	require.Contains(t, list, "seen@example.com")
+	require.NotContains(t, list, `id="new"`)
+	_, rec := b.get("/console/r/crm/consumers/" + id)
+	require.NotContains(t, rec, `id="edit"`)
+	require.NotContains(t, rec, `id="delete"`)
+	require.NotContains(t, rec, `id="action-anonymize"`)
+	for _, path := range []string{"/console/r/crm/consumers/new", "/console/r/automation/webhooks", "/console/r/crm/consumers/" + id + "/edit"} {
+		res, _ := b.get(path)
+		require.Equal(t, 403, res.StatusCode, path)
+	}
+	res, _ = b.postForm("/console/r/crm/consumers", url.Values{"v.email": {"viewer-made@example.com"}})
+	require.Equal(t, 403, res.StatusCode)
+	res, _ = b.postForm("/console/r/crm/consumers/"+id+"/delete", url.Values{})
+	require.Equal(t, 403, res.StatusCode)
+	require.Equal(t, 200, p.Do("GET", "/crm/consumers/"+id, admin, nil).Status, "still there")
+	require.Empty(t, p.Do("GET", "/crm/consumers?email=viewer-made@example.com", admin, nil).List())
+}
+
+// otherCustomer: a second customer's records never show, not even by id.
+func otherCustomer(t *testing.T, p *testenv.Platform) {
+	other, otherAdmin := p.OtherCustomer("acme-console")
+	r := p.Do("POST", "/crm/consumers", p.TokenFor(other.ID, otherAdmin.ID, "crm.*"), map[string]any{"email": "hidden@acme.example"})
+	require.Equal(t, 201, r.Status, string(r.Body))
+	hidden := r.Payload()["_id"].(string)
+
+	b := newBrowserless(t, p)
+	b.signIn("demo", p.Admin.Email, adminPassword)
+	_, list := b.get("/console/r/crm/consumers?limit=100")
+	require.NotContains(t, list, "hidden@acme.example")
+	res, body := b.get("/console/r/crm/consumers/" + hidden)
+	require.Equal(t, 404, res.StatusCode)
+	require.NotContains(t, body, "hidden@acme.example")
+	res, body = b.get("/console/r/crm/consumers?filter=" + url.QueryEscape(`{"email":"hidden@acme.example"}`))
+	require.Equal(t, 200, res.StatusCode)
+	require.Contains(t, body, `id="total">0 records<`)
+	require.NotContains(t, body, hidden)
+
+	// The other customer's admin signs in to its own workspace and sees it.
+	o := newBrowserless(t, p)
+	o.signIn("acme-console", otherAdmin.Email, "pw-acme-console")
+	_, list = o.get("/console/r/crm/consumers")
+	require.Contains(t, list, "hidden@acme.example")
+	require.NotContains(t, list, "seen@example.com")
+}
+
+// refreshAndSignOut: an access token about to expire is refreshed once
+// (the session counts it); signing out revokes the grant and forgets the
+// session.
+func refreshAndSignOut(t *testing.T, p *testenv.Platform) {
+	b := newBrowserless(t, p)
+	b.signIn("demo", p.Admin.Email, adminPassword)
+	sessions := p.Store.Global(console.SessionsCollection)
+	docs, err := sessions.Find(t.Context(), store.FindOptions{Filter: query.Eq("email", p.Admin.Email)})
+	require.NoError(t, err)
+	require.NotEmpty(t, docs)
+	for _, d := range docs {
+		_, err := sessions.Update(t.Context(), query.ID(d["_id"].(string)), store.Update{Set: store.Doc{"accessExp": time.Now().UTC().Add(-time.Minute)}})
+		require.NoError(t, err)
+	}
+	res, _ := b.get("/console/r/crm/consumers")
+	require.Equal(t, 200, res.StatusCode)
+	refreshed := 0
+	docs, err = sessions.Find(t.Context(), store.FindOptions{Filter: query.Eq("email", p.Admin.Email)})
+	require.NoError(t, err)
+	for _, d := range docs {
+		if d["gen"] == int64(1) {
+			refreshed++
+			require.True(t, d["accessExp"].(time.Time).After(time.Now()))
+			require.NotContains(t, d["access"], ".", "tokens are sealed")
+		}
+	}
+	require.Equal(t, 1, refreshed)
+
+	res, body := b.postForm("/console/signout", url.Values{})
+	require.Equal(t, 200, res.StatusCode)
+	require.Contains(t, body, "Sign in to the console")
+	res, _ = b.get("/console/r/crm/consumers")
+	require.Equal(t, 401, res.StatusCode)
+}
