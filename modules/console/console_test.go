@@ -19,6 +19,9 @@ import (
 
 const adminPassword = "test-password"
 
+// TestMain lets the pipeline's transform step run in a sandbox child.
+func TestMain(m *testing.M) { testenv.SandboxMain(m) }
+
 // TestConsole shares one platform (with a worker: the browser test re-runs
 // a delivery and runs a pipeline) between the console's tests.
 func TestConsole(t *testing.T) {
