@@ -112,8 +112,11 @@ func hostName(hostport string) string {
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	securityHeaders(w, c.d.Config.LoginURL)
 	if !c.canonical(r) {
-		rest := strings.TrimPrefix(r.URL.Path, "/console")
-		http.Redirect(w, r, c.base.String()+rest, http.StatusFound)
+		to := c.base.String() + strings.TrimPrefix(r.URL.Path, "/console")
+		if r.URL.RawQuery != "" {
+			to += "?" + r.URL.RawQuery
+		}
+		http.Redirect(w, r, to, http.StatusFound)
 		return
 	}
 	c.mux.ServeHTTP(w, r.WithContext(withPeer(r.Context(), r)))

@@ -3,11 +3,14 @@ package console_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
 
 	"platform/kernel/query"
 	"platform/kernel/settings"
@@ -35,6 +38,8 @@ func TestConsole(t *testing.T) {
 	t.Run("rights", func(t *testing.T) { rights(t, p.For(t)) })
 	t.Run("other customer", func(t *testing.T) { otherCustomer(t, p.For(t)) })
 	t.Run("refresh and sign-out", func(t *testing.T) { refreshAndSignOut(t, p.For(t)) })
+	t.Run("edit and rotate", func(t *testing.T) { editAndRotate(t, p.For(t)) })
+	t.Run("console host", func(t *testing.T) { consoleHost(t, p.For(t)) })
 	t.Run("chromium", func(t *testing.T) { inChromium(t, p.For(t)) })
 }
 
@@ -206,4 +211,56 @@ func refreshAndSignOut(t *testing.T, p *testenv.Platform) {
 	require.Contains(t, body, "Sign in to the console")
 	res, _ = b.get("/console/r/crm/consumers")
 	require.Equal(t, 401, res.StatusCode)
+}
+
+// editAndRotate: an edit sends only the form's fields (a merge patch; an
+// emptied input removes the value); an app's rotated secret is shown once
+// and works, and the console never shows it again.
+func editAndRotate(t *testing.T, p *testenv.Platform) {
+	admin := p.Token("crm.*", "developer.apps.*")
+	r := p.Do("POST", "/crm/consumers", admin, map[string]any{"email": "edit@example.com", "first_name": "Ed", "last_name": "Before"})
+	require.Equal(t, 201, r.Status, string(r.Body))
+	id := r.Payload()["_id"].(string)
+	b := newBrowserless(t, p)
+	b.signIn("demo", p.Admin.Email, adminPassword)
+	res, body := b.get("/console/r/crm/consumers/" + id + "/edit")
+	require.Equal(t, 200, res.StatusCode)
+	require.Contains(t, body, `value="Before"`)
+	res, body = b.postForm("/console/r/crm/consumers/"+id, url.Values{"v.email": {"edit@example.com"}, "v.first_name": {"Edwina"}, "v.last_name": {""}})
+	require.Equal(t, 200, res.StatusCode, body)
+	got := p.Do("GET", "/crm/consumers/"+id, admin, nil).Payload()
+	require.Equal(t, "Edwina", got["first_name"])
+	require.Nil(t, got["last_name"])
+	res, body = b.postForm("/console/r/crm/consumers/"+id, url.Values{"v.email": {"still-not-an-email"}})
+	require.Equal(t, 422, res.StatusCode)
+	require.Contains(t, body, `id="err-email"`)
+
+	r = p.Do("POST", "/developer/apps", admin, map[string]any{"name": "Rotated", "redirect_uris": []string{"https://app.example/cb"}, "scopes": []string{"crm.*"}})
+	require.Equal(t, 201, r.Status, string(r.Body))
+	app := r.Payload()
+	res, body = b.postForm("/console/r/developer/apps/"+app["_id"].(string)+"/actions/rotate-secret", url.Values{})
+	require.Equal(t, 200, res.StatusCode, body)
+	m := regexp.MustCompile(`id="once-client_secret">(oas_[^<]+)<`).FindStringSubmatch(body)
+	require.NotNil(t, m, body)
+	require.NotEqual(t, app["client_secret"], m[1])
+	conf := clientcredentials.Config{ClientID: app["client_id"].(string), ClientSecret: m[1], TokenURL: p.URL + "/oauth/token", AuthStyle: oauth2.AuthStyleInParams}
+	_, err := conf.Token(t.Context())
+	require.NoError(t, err, "the secret shown once works")
+	_, body = b.get("/console/r/developer/apps/" + app["_id"].(string))
+	require.NotContains(t, body, m[1])
+}
+
+// consoleHost: console.<platform domain> serves the console, by sending
+// the browser to its one configured address (its cookies and the sign-in's
+// redirect URI belong to that address).
+func consoleHost(t *testing.T, p *testenv.Platform) {
+	req, err := http.NewRequest(http.MethodGet, p.URL+"/r/crm/consumers?limit=10", nil)
+	require.NoError(t, err)
+	req.Host = "console." + p.Config.PlatformDomain
+	res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusFound, res.StatusCode)
+	require.Equal(t, p.URL+"/console/r/crm/consumers?limit=10", res.Header.Get("Location"))
+	require.Equal(t, "DENY", res.Header.Get("X-Frame-Options"))
 }

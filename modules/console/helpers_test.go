@@ -1,13 +1,13 @@
 package console_test
 
 import (
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
-	"io"
 
 	"github.com/stretchr/testify/require"
 

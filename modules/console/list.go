@@ -93,7 +93,7 @@ func (c *Console) listControls(res *resource.Resource, q url.Values) *listView {
 		if f.Sort {
 			v.SortOpts = append(v.SortOpts, f.Name)
 		}
-		if f.Filter && f.Name != "_id" {
+		if f.Filter && f.Name != "_id" && (plain(f) || f.Type == resource.TArray) {
 			v.Filters = append(v.Filters, filterInput{Name: f.Name, Value: q.Get("f." + f.Name), From: q.Get("from." + f.Name),
 				To: q.Get("to." + f.Name), Enum: f.Enum, Range: isRange(f)})
 		}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"platform/kernel/query"
@@ -53,9 +54,10 @@ type pending struct {
 }
 
 type sessions struct {
-	store  store.Store
-	ttl    time.Duration
-	secure bool // the console is on https: __Host- cookies, Secure
+	lastSweep atomic.Int64 // unix seconds of this process's last sweep
+	store     store.Store
+	ttl       time.Duration
+	secure    bool // the console is on https: __Host- cookies, Secure
 }
 
 func (s *sessions) coll() store.Collection { return s.store.Global(SessionsCollection) }
@@ -254,9 +256,13 @@ func (s *sessions) end(ctx context.Context, w http.ResponseWriter, b *session) {
 	}
 }
 
-// sweep removes expired sessions and sign-ins (a bounded scan of a small
-// collection; there are no TTL indexes on every store).
+// sweep removes expired sessions and sign-ins (there are no TTL indexes
+// on every store).
 func (s *sessions) sweep(ctx context.Context, now time.Time) {
+	last := s.lastSweep.Load()
+	if now.Unix()-last < 60 || !s.lastSweep.CompareAndSwap(last, now.Unix()) {
+		return // at most once a minute per process: a flood of sign-ins costs no scans
+	}
 	_, _ = s.coll().Delete(ctx, before("expiresAt", now))
 }
 
