@@ -122,11 +122,13 @@ func parkedDelivery(t *testing.T, p *testenv.Platform) string {
 	return list[0]["_id"].(string)
 }
 
-// parkInTimeSkipping is automation's test helper of the same name.
+// parkInTimeSkipping is automation's test helper of the same name, with a
+// test time-out for a busy machine.
 func parkInTimeSkipping(t *testing.T, p *testenv.Platform, eventID, hookID string) {
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(testenv.Logger(t)))
 	env := s.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(time.Minute) // the default 3 s is too short for a busy CI machine under -race
 	env.SetContextPropagators([]workflow.ContextPropagator{tenant.Propagator{}})
 	cust, err := converter.GetDefaultDataConverter().ToPayload(p.Customer.ID)
 	require.NoError(t, err)
