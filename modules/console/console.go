@@ -156,3 +156,4 @@ func securityHeaders(w http.ResponseWriter, loginURL string) {
 	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
 	h.Set("Cache-Control", "no-store")
 }
+var _ http.Handler = (*Console)(nil)

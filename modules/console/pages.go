@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-
-	"platform/kernel/resource"
 )
 
 //go:embed templates/*.html
@@ -125,5 +123,3 @@ func (c *Console) opsItems(k *caller) []navItem {
 	}
 	return out
 }
-
-var _ = resource.TString
