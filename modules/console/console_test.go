@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -178,9 +179,9 @@ func otherCustomer(t *testing.T, p *testenv.Platform) {
 	require.NotContains(t, list, "seen@example.com")
 }
 
-// refreshAndSignOut: an access token about to expire is refreshed once
-// (the session counts it); signing out revokes the grant and forgets the
-// session.
+// refreshAndSignOut: an access token about to expire is refreshed once,
+// even by parallel requests (the session counts it); signing out revokes
+// the grant and forgets the session.
 func refreshAndSignOut(t *testing.T, p *testenv.Platform) {
 	b := newBrowserless(t, p)
 	b.signIn("demo", p.Admin.Email, adminPassword)
@@ -192,8 +193,22 @@ func refreshAndSignOut(t *testing.T, p *testenv.Platform) {
 		_, err := sessions.Update(t.Context(), query.ID(d["_id"].(string)), store.Update{Set: store.Doc{"accessExp": time.Now().UTC().Add(-time.Minute)}})
 		require.NoError(t, err)
 	}
-	res, _ := b.get("/console/r/crm/consumers")
-	require.Equal(t, 200, res.StatusCode)
+	// Four pages at once find the token expiring: one refreshes, the
+	// others wait for it (a refresh token presented twice would revoke the
+	// whole grant).
+	var wg sync.WaitGroup
+	statuses := make([]int, 4)
+	for i := range statuses {
+		wg.Go(func() {
+			res, err := b.http.Get(p.URL + "/console/r/crm/consumers")
+			if err == nil {
+				statuses[i] = res.StatusCode
+				res.Body.Close()
+			}
+		})
+	}
+	wg.Wait()
+	require.Equal(t, []int{200, 200, 200, 200}, statuses)
 	refreshed := 0
 	docs, err = sessions.Find(t.Context(), store.FindOptions{Filter: query.Eq("email", p.Admin.Email)})
 	require.NoError(t, err)
@@ -203,6 +218,7 @@ func refreshAndSignOut(t *testing.T, p *testenv.Platform) {
 			require.True(t, d["accessExp"].(time.Time).After(time.Now()))
 			require.NotContains(t, d["access"], ".", "tokens are sealed")
 		}
+		require.NotEqual(t, int64(2), d["gen"], "refreshed twice")
 	}
 	require.Equal(t, 1, refreshed)
 
