@@ -202,14 +202,20 @@ func cell(v any) string {
 		}
 		return strings.Join(parts, ", ")
 	default:
-		raw, _ := json.Marshal(t)
-		return string(raw)
+		return encode(t, "")
 	}
 }
 
-func pretty(v any) string {
-	raw, _ := json.MarshalIndent(v, "", "  ")
-	return string(raw)
+func pretty(v any) string { return encode(v, "  ") }
+
+// encode is JSON as typed (no \u0026 for &: the template escapes HTML).
+func encode(v any, indent string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", indent)
+	_ = enc.Encode(v)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // related links the pages an operator goes on to: the attempts of a
