@@ -156,4 +156,5 @@ func securityHeaders(w http.ResponseWriter, loginURL string) {
 	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
 	h.Set("Cache-Control", "no-store")
 }
+
 var _ http.Handler = (*Console)(nil)
