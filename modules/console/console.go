@@ -122,16 +122,15 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.mux.ServeHTTP(w, r.WithContext(withPeer(r.Context(), r)))
 }
 
-// canonical: the request came to the console's configured host.
+// canonical: the request reached the console by its configured address:
+// the gateway path when the console lives there (whatever the Host: a
+// proxy may rewrite it), or the console's own host.
 func (c *Console) canonical(r *http.Request) bool {
 	host, viaHost := r.Context().Value(hostKey{}).(string)
 	if !viaHost {
-		host = hostName(r.Host)
+		return c.prefix != ""
 	}
-	if host != hostName(c.base.Host) {
-		return false
-	}
-	return viaHost || c.prefix != ""
+	return host == hostName(c.base.Host)
 }
 
 // link is a path of the console as the browser sees it.
