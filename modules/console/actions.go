@@ -1,6 +1,7 @@
 package console
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 
@@ -70,11 +71,29 @@ func (c *Console) action(w http.ResponseWriter, r *http.Request, k *caller, res 
 		c.render(w, r, a.Status, "form", c.page(k, v.Title, &page{Form: v}))
 		return
 	}
-	if rec := a.record(); len(onceFields(res, rec)) > 0 {
+	rec := a.record()
+	switch {
+	case len(onceFields(res, rec)) > 0:
 		c.showOnce(w, r, k, res, rec, onceFields(res, rec))
-		return
+	case str(rec["_id"]) == id: // the record as it is now
+		http.Redirect(w, r, c.recordPath(res, id), http.StatusSeeOther)
+	default: // an answer of its own (a decrypted value, a run started): shown once here
+		c.showAnswer(w, r, k, res, act, id, a)
 	}
-	http.Redirect(w, r, c.recordPath(res, id), http.StatusSeeOther)
+}
+
+// showAnswer shows an action's answer that is not the record.
+func (c *Console) showAnswer(w http.ResponseWriter, r *http.Request, k *caller, res *resource.Resource, act *resource.Action, id string, a *answer) {
+	var payload any
+	_ = json.Unmarshal(a.Payload, &payload)
+	v := &recordView{Resource: res, ID: id, Answer: act.Name}
+	if m, ok := payload.(map[string]any); ok {
+		v.Fields = shownFields(&resource.Resource{}, m)
+	} else {
+		v.Fields = []shownField{show("answer", payload)}
+	}
+	v.Links = []navItem{{Title: "Back to the " + title(res), Href: c.recordPath(res, id)}}
+	c.render(w, r, http.StatusOK, "result", c.page(k, act.Name, &page{Result: v}))
 }
 
 // onceFields are the values of an answer that are never stored (declared

@@ -264,6 +264,18 @@ func editAndRotate(t *testing.T, p *testenv.Platform) {
 	require.NoError(t, err, "the secret shown once works")
 	_, body = b.get("/console/r/developer/apps/" + app["_id"].(string))
 	require.NotContains(t, body, m[1])
+
+	// An action whose answer is not the record (a run started) shows it.
+	r = p.Do("POST", "/automation/pipelines", p.Token("automation.*"), map[string]any{"name": "from the console",
+		"steps": []any{map[string]any{"id": "t", "type": "transform", "expression": `"hi"`}}})
+	require.Equal(t, 201, r.Status, string(r.Body))
+	res, body = b.postForm("/console/r/automation/pipelines/"+r.Payload()["_id"].(string)+"/actions/run", url.Values{"v.input": {`{"name":"Ada"}`}})
+	require.Equal(t, 200, res.StatusCode, body)
+	require.Contains(t, body, `id="answer"`)
+	require.Contains(t, body, `id="v-run"`)
+	res, body = b.postForm("/console/r/automation/pipelines/"+r.Payload()["_id"].(string)+"/actions/run", url.Values{"v.input": {`{"name":`}})
+	require.Equal(t, 422, res.StatusCode)
+	require.Contains(t, body, `id="err-input"`)
 }
 
 // consoleHost: console.<platform domain> serves the console, by sending

@@ -23,6 +23,7 @@ type recordView struct {
 	Actions  []actionButton
 	Links    []navItem // related pages: the attempts of a delivery, the run in Temporal
 	CSRF     string
+	Answer   string // the action whose answer this is, when it is not the record
 }
 
 type shownField struct {
