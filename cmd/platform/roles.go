@@ -213,6 +213,7 @@ func printSeed(cfg *settings.Config, res *app.SeedResult) {
 	} else {
 		fmt.Fprintf(out, "  app:       client_id %s\n", res.App.ClientID)
 	}
+	fmt.Fprintf(out, "Admin console: %s/ (workspace %s, sign in as the admin)\n", cfg.ConsoleURL(), res.Customer.Slug)
 	fmt.Fprintf(out, "Sign in (apps send users here): %s/oauth/authorize (discovery: %s/.well-known/oauth-authorization-server)\n", cfg.LoginURL, cfg.AuthURL)
 	fmt.Fprintf(out, "Get a token as the admin:\n  TOKEN=$(%s token --customer %s --user %s --scope 'crm.*')\n", os.Args[0], res.Customer.Slug, res.Admin.Email)
 	fmt.Fprintf(out, "or as the app (client credentials):\n  curl -u '%s:<client_secret>' -d grant_type=client_credentials -d scope='crm.*' %s/oauth/token\n", res.App.ClientID, cfg.AuthURL)

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -162,6 +163,8 @@ type Config struct {
 	// CountCap is how many matches a filtered list's total counts at most
 	// (PLATFORM_COUNT_CAP; counts.go).
 	CountCap int64
+	// Console shapes the admin console (console.go).
+	Console ConsoleSettings
 }
 
 // setting is one configurable value: its env name, flag name, default and parser.
@@ -333,7 +336,7 @@ func settings() []setting {
 			c.NewsletterLease, err = between(v, 2*time.Second, time.Hour)
 			return
 		}},
-	}, append(append(slotSettings(), computingSettings()...), countSettings()...)...)
+	}, slices.Concat(slotSettings(), computingSettings(), countSettings(), consoleSettings())...)
 }
 
 // Load parses args (flags) over the environment. The returned error is a

@@ -209,6 +209,9 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 	a.startTracking()
 	a.startSite()
 	a.wireNotifier()
+	if err := a.startConsole(); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
