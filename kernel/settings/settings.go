@@ -159,6 +159,8 @@ type Config struct {
 	// Computing is where computing entities are started and stopped
 	// (computing.go).
 	Computing ComputingSettings
+	// Ads is the advertising platform of the ads module (ads.go).
+	Ads AdsSettings
 }
 
 // setting is one configurable value: its env name, flag name, default and parser.
@@ -330,7 +332,7 @@ func settings() []setting {
 			c.NewsletterLease, err = between(v, 2*time.Second, time.Hour)
 			return
 		}},
-	}, append(slotSettings(), computingSettings()...)...)
+	}, append(append(slotSettings(), computingSettings()...), adsSettings()...)...)
 }
 
 // Load parses args (flags) over the environment. The returned error is a
