@@ -246,6 +246,7 @@ func callbackPaths() map[string]any {
 	}
 	desc := "The OAuth redirect of the ad platform (public: the single-use state names the customer and the connection). " +
 		"Trades the code for a refresh token kept in the vault, connects the account, puts its sync schedule and starts a first sync; answers the connection."
-	return map[string]any{CallbackPath: map[string]any{"get": api.Operation("ads.oauthCallback", "adconnections", "Finish connecting an ad account", desc, params,
-		map[string]any{"type": "object"})}}
+	op := api.Operation("ads.oauthCallback", "adconnections", "Finish connecting an ad account", desc, params, map[string]any{"type": "object"})
+	op["security"] = []any{} // public: the state authenticates the call
+	return map[string]any{CallbackPath: map[string]any{"get": op}}
 }

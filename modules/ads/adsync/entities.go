@@ -86,7 +86,9 @@ func (s *Service) findEntity(ctx context.Context, r *resource.Resource, connID, 
 	return docs[0], nil
 }
 
-func isNotFound(err error) bool { return err == store.ErrNotFound || resource.KindOf(err) == resource.KindNotFound }
+func isNotFound(err error) bool {
+	return err == store.ErrNotFound || resource.KindOf(err) == resource.KindNotFound
+}
 
 // parents are the record ids of an entity's campaign and ad group.
 func (s *Service) parents(ctx context.Context, connID string, e adsapi.Entity) (store.Doc, error) {
@@ -112,15 +114,16 @@ func (s *Service) parents(ctx context.Context, connID string, e adsapi.Entity) (
 // applyEntity brings a platform entity into its record. A record changed
 // here and not pushed yet is not overwritten: it is marked in conflict
 // with the platform's values beside ours (true).
-func (s *Service) applyEntity(ctx context.Context, connID string, e adsapi.Entity) (bool, error) {
+func (s *Service) applyEntity(ctx context.Context, connID string, e adsapi.Entity) (changed, conflict bool, err error) {
+	e.LastModified = changeTime(e.LastModified)
 	r := s.resource(pluralOf[e.Kind])
 	old, err := s.findEntity(ctx, r, connID, e.Kind, e.ID)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	set, err := s.parents(ctx, connID, e)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	for k, v := range values(e) {
 		set[k] = v
@@ -132,22 +135,26 @@ func (s *Service) applyEntity(ctx context.Context, connID string, e adsapi.Entit
 	if old == nil {
 		set["_id"], set["connection"] = DerivedID(connID, e.Kind, e.ID), connID
 		_, err := s.Records.Insert(ctx, r, set)
-		return false, err
+		return true, false, err
 	}
 	known, _ := old["platformUpdatedAt"].(time.Time)
 	if !e.LastModified.After(known) {
-		return false, nil // ours already (our own push, a page read again)
+		return false, false, nil // ours already (our own push, a page read again)
 	}
 	if st := str(old["syncState"]); st == SyncPending || st == SyncConflict || st == SyncError {
-		return true, s.markConflict(ctx, r, old, e)
+		return true, true, s.markConflict(ctx, r, old, e)
 	}
 	_, err = s.Records.Apply(ctx, r, query.ID(str(old["_id"])), resource.Change{Set: set, Unset: []string{"conflict", "syncError"}, Event: resource.EventUpdated})
-	return false, err
+	return true, false, err
 }
+
+// changeTime is a platform change time at the precision records keep
+// (milliseconds), so a time read back compares equal to itself.
+func changeTime(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
 
 // markConflict keeps our values and shows the platform's beside them.
 func (s *Service) markConflict(ctx context.Context, r *resource.Resource, old store.Doc, remote adsapi.Entity) error {
-	c := store.Doc{"detectedAt": s.now(), "platformChangedAt": remote.LastModified, "platform": values(remote)}
+	c := store.Doc{"detectedAt": s.now(), "platformChangedAt": changeTime(remote.LastModified), "platform": values(remote)}
 	if known, ok := old["platformUpdatedAt"].(time.Time); ok {
 		c["knownChangedAt"] = known
 	}

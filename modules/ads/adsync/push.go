@@ -56,7 +56,7 @@ func (s *Service) Push(ctx context.Context, in contract.AdsPushInput) error {
 		if err != nil {
 			return err
 		}
-		if known, _ := rec["platformUpdatedAt"].(time.Time); remote.LastModified.After(known) {
+		if known, _ := rec["platformUpdatedAt"].(time.Time); changeTime(remote.LastModified).After(known) {
 			return s.markConflict(ctx, r, rec, remote)
 		}
 		change.Fields = pushMask[kind]
@@ -83,7 +83,7 @@ func (s *Service) campaignPlatformID(ctx context.Context, campaignID string) (st
 // meanwhile (its own push follows); the platform's ids and change time
 // are kept either way, so our own change is never taken for theirs.
 func (s *Service) pushed(ctx context.Context, r *resource.Resource, rec store.Doc, got adsapi.Entity) error {
-	ids := store.Doc{"platformId": got.ID, "resourceName": got.ResourceName, "platformUpdatedAt": got.LastModified}
+	ids := store.Doc{"platformId": got.ID, "resourceName": got.ResourceName, "platformUpdatedAt": changeTime(got.LastModified)}
 	set := store.Doc{"syncState": SyncSynced, "lastPushedAt": s.now()}
 	for k, v := range ids {
 		set[k] = v

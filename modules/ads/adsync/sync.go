@@ -79,16 +79,18 @@ func (s *Service) entityPage(ctx context.Context, in contract.AdsSyncPageInput, 
 	}
 	res := contract.AdsSyncPageResult{Next: page.Next}
 	for _, e := range page.Entities {
-		conflict, err := s.applyEntity(ctx, in.ConnectionID, e)
+		changed, conflict, err := s.applyEntity(ctx, in.ConnectionID, e)
 		if err != nil {
 			return contract.AdsSyncPageResult{}, err
 		}
-		res.Entities++
+		if changed {
+			res.Entities++
+		}
 		if conflict {
 			res.Conflicts++
 		}
-		if e.LastModified.After(res.MaxModified) {
-			res.MaxModified = e.LastModified
+		if t := changeTime(e.LastModified); t.After(res.MaxModified) {
+			res.MaxModified = t
 		}
 	}
 	return res, nil
