@@ -26,6 +26,7 @@ commands:
   backup     backup --to <dir>: copy the store and Temporal while running
   migrate-store  migrate-store --to <MONGODB_URI>: copy the embedded store into MongoDB
   compute-sim  serve the compute provider simulator (docs/config-computing.md) for local tries
+  ads-sim    serve the ad platform simulator (docs/ads.md) with a seeded account, for local tries
   sandbox    (internal) the child process the worker runs user code in
 
 Run "platform <command> -h" for a command's flags.`
@@ -65,4 +66,5 @@ var commands = map[string]func([]string) error{
 	"migrate-store":      runMigrateStore,
 	"sandbox":            runSandbox,
 	"compute-sim":        runComputeSim,
+	"ads-sim":            runAdsSim,
 }
