@@ -14,7 +14,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # and //workflowcheck:ignore comments, each with its reason.
 WORKFLOWCHECK := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
-.PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks bench-pipelines bench-dispatch bench-tracking bench-newsletters bench-hub bench-cms bench-flags
+.PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks bench-pipelines bench-dispatch bench-tracking bench-newsletters bench-hub bench-cms bench-flags bench-ads
 
 run: build ## everything in one process on the embedded defaults (./data)
 	$(BIN) dev
@@ -67,6 +67,9 @@ bench-cms: build ## web page render (40 blocks), unchanged re-render, publish an
 
 bench-flags: build ## flag evaluations/s over HTTP (one flag, bulk of 50) against a get by id, both stores, and in process, same run
 	./test/with-infra.sh $(GO) test -run '^$$' -bench 'Flags' -benchtime 3s -timeout 30m ./test/bench/
+
+bench-ads: build ## metric rows synced/s from the local ad platform (first sync, re-sync) against a raw loop of the same HTTP calls, both stores
+	./test/with-infra.sh $(GO) test -run '^$$' -bench 'AdsSync' -benchtime 1x -timeout 30m ./test/bench/
 
 bench-tracking: build ## open pixel and click redirect requests/s against a get by id, both stores, same run
 	./test/with-infra.sh $(GO) test -run '^$$' -bench 'Tracking' -benchtime 2000x -timeout 30m ./test/bench/
