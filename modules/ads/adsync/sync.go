@@ -122,11 +122,29 @@ func (s *Service) putMetric(ctx context.Context, connID string, m adsapi.MetricR
 	for k, v := range nums {
 		rec[k] = v
 	}
-	_, err := s.Records.Insert(ctx, r, rec)
-	if resource.KindOf(err) == resource.KindConflict {
+	stored, err := r.Collection(s.Records.Store).Get(ctx, id)
+	switch {
+	case err == nil && sameNumbers(stored, m):
+		return nil // the day as we have it: no write
+	case err == nil:
+		_, err = s.Records.Apply(ctx, r, query.ID(id), resource.Change{Set: nums})
+		return err
+	case !isNotFound(err):
+		return err
+	}
+	_, err = s.Records.Insert(ctx, r, rec)
+	if resource.KindOf(err) == resource.KindConflict { // written meanwhile by an earlier attempt
 		_, err = s.Records.Apply(ctx, r, query.ID(id), resource.Change{Set: nums})
 	}
 	return err
+}
+
+func sameNumbers(d store.Doc, m adsapi.MetricRow) bool {
+	conv, _ := d["conversions"].(float64)
+	if n, ok := d["conversions"].(int64); ok {
+		conv = float64(n)
+	}
+	return toInt(d["impressions"]) == m.Impressions && toInt(d["clicks"]) == m.Clicks && toInt(d["costMicros"]) == m.CostMicros && conv == m.Conversions
 }
 
 // performancePage writes the keywords' totals over the plan's days.
