@@ -40,6 +40,15 @@ func (s *Sim) api(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if m[2] == "googleAds:search" {
+		if s.failAfter == 0 {
+			s.failAfter = -1
+			s.stats.Failed++
+			apiError(w, http.StatusServiceUnavailable, "UNAVAILABLE", "The service is currently unavailable.")
+			return
+		}
+		if s.failAfter > 0 {
+			s.failAfter--
+		}
 		s.search(w, m[1], body)
 		return
 	}

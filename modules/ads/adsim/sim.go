@@ -27,7 +27,7 @@ const (
 
 // Stats count what the simulator served.
 type Stats struct {
-	CodeExchanges, Refreshes, Searches, Mutates, Throttled, Unauthorized int
+	CodeExchanges, Refreshes, Searches, Mutates, Throttled, Unauthorized, Failed int
 }
 
 // Sim is the simulated platform; the zero value is not usable: use New.
@@ -45,6 +45,7 @@ type Sim struct {
 	accounts   map[string]*account
 	throttle   int
 	retryAfter int
+	failAfter  int // searches to answer before one fails; -1: none
 	nextID     int64
 	last       time.Time
 	stats      Stats
@@ -60,7 +61,7 @@ type account struct {
 // New is a simulator for the application clientID/clientSecret.
 func New(clientID, clientSecret, developerToken string) *Sim {
 	return &Sim{ClientID: clientID, ClientSecret: clientSecret, DeveloperToken: developerToken, PageSize: 1000, AccessTTL: time.Hour,
-		grants: map[string]grant{}, refresh: map[string]bool{}, access: map[string]time.Time{}, accounts: map[string]*account{}, nextID: 1000}
+		grants: map[string]grant{}, refresh: map[string]bool{}, access: map[string]time.Time{}, accounts: map[string]*account{}, nextID: 1000, failAfter: -1}
 }
 
 // ServeHTTP serves the protocol.
@@ -157,6 +158,14 @@ func (s *Sim) Throttle(n, retryAfterSeconds int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.throttle, s.retryAfter = n, retryAfterSeconds
+}
+
+// FailAfter answers n more searches, then one with a 503 (a platform
+// failing mid-sync, or a worker dying there: the page is asked again).
+func (s *Sim) FailAfter(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failAfter = n
 }
 
 // RevokeAll revokes every refresh token (the user removed the grant).
