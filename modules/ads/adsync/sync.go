@@ -155,13 +155,41 @@ func (s *Service) performancePage(ctx context.Context, in contract.AdsSyncPageIn
 	}
 	r := s.resource(Keywords)
 	for _, m := range page.Rows {
-		set := store.Doc{"performance": performance(m, in.Plan)}
-		_, err := s.Records.Apply(ctx, r, query.ID(DerivedID(in.ConnectionID, adsapi.KindKeyword, m.EntityID)), resource.Change{Set: set})
-		if err != nil && resource.KindOf(err) != resource.KindNotFound {
+		id := DerivedID(in.ConnectionID, adsapi.KindKeyword, m.EntityID)
+		kw, err := r.Collection(s.Records.Store).Get(ctx, id, "performance")
+		if isNotFound(err) {
+			continue // not synced (yet): the next run writes it
+		}
+		if err != nil {
+			return contract.AdsSyncPageResult{}, err
+		}
+		perf := performance(m, in.Plan)
+		if samePerformance(kw["performance"], perf) {
+			continue
+		}
+		if _, err := s.Records.Apply(ctx, r, query.ID(id), resource.Change{Set: store.Doc{"performance": perf}}); err != nil {
 			return contract.AdsSyncPageResult{}, err
 		}
 	}
 	return contract.AdsSyncPageResult{Next: page.Next}, nil
+}
+
+// samePerformance compares a stored performance with a new one.
+func samePerformance(stored any, next store.Doc) bool {
+	old, _ := stored.(map[string]any)
+	if old == nil || str(old["from"]) != next["from"] || str(old["to"]) != next["to"] {
+		return false
+	}
+	for _, k := range []string{"impressions", "clicks", "costMicros"} {
+		if toInt(old[k]) != next[k] {
+			return false
+		}
+	}
+	conv, _ := old["conversions"].(float64)
+	if n, ok := old["conversions"].(int64); ok {
+		conv = float64(n)
+	}
+	return conv == next["conversions"]
 }
 
 func performance(m adsapi.MetricRow, plan contract.AdsSyncPlan) store.Doc {
