@@ -17,7 +17,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	aads "platform/activities/ads"
+	"platform/cmd/platform/app"
 	"platform/kernel/outbound"
+	"platform/kernel/settings"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
 	"platform/modules/ads/adsapi"
@@ -71,18 +73,18 @@ func TestAdsSyncResumesAtItsPage(t *testing.T) {
 // one connection authorized at the simulator at base.
 func adsConnected(t *testing.T, base string) (*adsync.Service, context.Context, string) {
 	t.Helper()
-	a := platformOn(t, testenv.NewStore(t, ""))
+	cfg, err := settings.Load("test", nil)
+	require.NoError(t, err)
+	cfg.DataDir, cfg.MasterKey = t.TempDir(), credentials.EncodeMasterKey(credentials.NewMasterKey())
+	a, err := app.New(context.Background(), cfg, testenv.NewStore(t, ""), nil, testenv.Logger(t))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = a.Close() })
 	g, err := outbound.New([]string{"127.0.0.1"})
 	require.NoError(t, err)
 	c, err := adsapi.NewClient(adsapi.Config{APIURL: base, AuthURL: base + adsim.AuthPath, TokenURL: base + adsim.TokenPath,
 		ClientID: "c", ClientSecret: "s", DeveloperToken: "d", Timeout: 5 * time.Second}, g.Client(5*time.Second))
 	require.NoError(t, err)
-	vault := a.Vault
-	if vault == nil {
-		vault, err = credentials.NewVault(credentials.NewMasterKey())
-		require.NoError(t, err)
-	}
-	svc := &adsync.Service{Records: a.Service, Vault: vault, Provider: c, RedirectURL: "https://platform.example/ads/oauth/callback",
+	svc := &adsync.Service{Records: a.Service, Vault: a.Vault, Provider: c, RedirectURL: "https://platform.example/ads/oauth/callback",
 		StateTTL: time.Minute, MetricDays: 2}
 	ctx := tenant.WithCustomer(context.Background(), store.NewID())
 	rec, err := a.Service.Create(ctx, a.Registry.Get("ads", "adconnections"), map[string]any{"name": "resume", "customerId": "1234567890"})

@@ -252,7 +252,8 @@ func TestAds(t *testing.T) {
 		r := f.p.Do("GET", "/ads/adconnections/"+conn, f.tok, nil)
 		assert.Equal(t, "error", r.Payload()["state"])
 		assert.Contains(t, r.Payload()["stateReason"], "authorize")
-		assert.Equal(t, events+1, f.p.CountEvents("adconnections.failed"))
+		// The event is recorded right after the write the test saw.
+		assert.Eventually(t, func() bool { return f.p.CountEvents("adconnections.failed") == events+1 }, 10*time.Second, 20*time.Millisecond)
 		assert.Equal(t, 409, f.p.Do("POST", "/ads/adconnections/"+conn+"/actions/sync", f.tok, nil).Status, "no sync until authorized again")
 	})
 }
