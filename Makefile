@@ -14,7 +14,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # and //workflowcheck:ignore comments, each with its reason.
 WORKFLOWCHECK := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
-.PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks bench-pipelines bench-dispatch bench-tracking bench-newsletters bench-hub bench-cms bench-flags bench-counts bench-notifier
+.PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks bench-pipelines bench-dispatch bench-tracking bench-newsletters bench-hub bench-cms bench-flags bench-counts bench-notifier bench-ads
 
 run: build ## everything in one process on the embedded defaults (./data)
 	$(BIN) dev
@@ -73,6 +73,9 @@ bench-counts: build ## list totals at 10,000 and 100,000 records: the counter an
 
 bench-notifier: build ## notifier fan-out to 500 WebSocket clients against webhook delivery of the same events, same run
 	./test/with-infra.sh $(GO) test -run '^$$' -bench 'Notifier' -benchtime 1000x -timeout 30m ./test/bench/
+
+bench-ads: build ## metric rows synced/s from the local ad platform (first sync, re-sync) against a raw loop of the same HTTP calls, both stores
+	./test/with-infra.sh $(GO) test -run '^$$' -bench 'AdsSync' -benchtime 1x -timeout 30m ./test/bench/
 
 bench-tracking: build ## open pixel and click redirect requests/s against a get by id, both stores, same run
 	./test/with-infra.sh $(GO) test -run '^$$' -bench 'Tracking' -benchtime 2000x -timeout 30m ./test/bench/

@@ -10,6 +10,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"platform/activities/ads"
 	"platform/activities/computing"
 	"platform/activities/coupons"
 	"platform/activities/credentials"
@@ -45,6 +46,8 @@ type Activities struct {
 	Computing *computing.Activities
 	// MasterKey re-seals stored secrets under a new master key.
 	MasterKey *masterkey.Activities
+	// Ads sync advertising accounts and push their changes.
+	Ads *ads.Activities
 }
 
 // Register registers every workflow and the activities of acts under
@@ -87,6 +90,9 @@ func Register(r sdkworker.Registry, acts Activities) {
 	if acts.MasterKey != nil {
 		registerActivities(r, masterKeyActivities(acts.MasterKey))
 	}
+	if acts.Ads != nil {
+		registerActivities(r, adsActivities(acts.Ads))
+	}
 }
 
 // RegisterWorkflows registers every workflow under its contract name; the
@@ -109,6 +115,8 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 		{contract.WorkflowCredentialCommand, workflows.CredentialCommand},
 		{contract.WorkflowComputingAction, workflows.ComputingAction},
 		{contract.WorkflowRotateMasterKey, workflows.RotateMasterKey},
+		{contract.WorkflowAdsSync, workflows.AdsSync},
+		{contract.WorkflowAdsPush, workflows.AdsPush},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
 	}
@@ -198,5 +206,15 @@ func masterKeyActivities(a *masterkey.Activities) []named {
 	return []named{
 		{contract.ActivityResealBatch, a.ResealBatch},
 		{contract.ActivityFinishMasterKeyRotation, a.FinishMasterKeyRotation},
+	}
+}
+
+func adsActivities(a *ads.Activities) []named {
+	return []named{
+		{contract.ActivityAdsSyncBegin, a.AdsSyncBegin},
+		{contract.ActivityAdsSyncPage, a.AdsSyncPage},
+		{contract.ActivityAdsSyncFinish, a.AdsSyncFinish},
+		{contract.ActivityAdsPushRecord, a.AdsPushRecord},
+		{contract.ActivityAdsPushFailed, a.AdsPushFailed},
 	}
 }

@@ -27,6 +27,7 @@ commands:
   migrate-store  migrate-store --to <MONGODB_URI>: copy the embedded store into MongoDB
   counts-repair  recount the documents behind the list totals' counters and fix drifted ones (docs/counts.md)
   compute-sim  serve the compute provider simulator (docs/config-computing.md) for local tries
+  ads-sim    serve the ad platform simulator (docs/ads.md) with a seeded account, for local tries
   sandbox    (internal) the child process the worker runs user code in
 
 Run "platform <command> -h" for a command's flags.`
@@ -67,4 +68,5 @@ var commands = map[string]func([]string) error{
 	"sandbox":            runSandbox,
 	"compute-sim":        runComputeSim,
 	"counts-repair":      runCountsRepair,
+	"ads-sim":            runAdsSim,
 }

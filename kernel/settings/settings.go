@@ -165,6 +165,8 @@ type Config struct {
 	CountCap int64
 	// Console shapes the admin console (console.go).
 	Console ConsoleSettings
+	// Ads is the advertising platform of the ads module (ads.go).
+	Ads AdsSettings
 }
 
 // setting is one configurable value: its env name, flag name, default and parser.
@@ -336,7 +338,7 @@ func settings() []setting {
 			c.NewsletterLease, err = between(v, 2*time.Second, time.Hour)
 			return
 		}},
-	}, slices.Concat(slotSettings(), computingSettings(), countSettings(), consoleSettings())...)
+	}, slices.Concat(slotSettings(), computingSettings(), countSettings(), consoleSettings(), adsSettings())...)
 }
 
 // Load parses args (flags) over the environment. The returned error is a

@@ -29,6 +29,8 @@ import (
 	"platform/kernel/store"
 	"platform/kernel/temporalx"
 	"platform/kernel/translate"
+	"platform/modules/ads"
+	"platform/modules/ads/adsync"
 	"platform/modules/audit"
 	"platform/modules/audit/trail"
 	"platform/modules/automation"
@@ -105,6 +107,8 @@ type App struct {
 	llm llm.Provider
 	// computeProvider moves computing entities; nil when none is set.
 	computeProvider computing.Provider
+	// ads is the ads module's service (app/ads.go).
+	ads *adsync.Service
 	// States is what this process's registration of the platform states
 	// changed.
 	States states.Result
@@ -116,7 +120,7 @@ func Modules() []*api.Module { return (&App{}).modules() }
 
 func (a *App) modules() []*api.Module {
 	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(a.marketingDeps()), developer.Module(developer.Deps{Tokens: a.appTokens()}), audit.Module(), automation.Module(a.automationDeps()),
-		config.Module(a.configDeps()), hub.Module(a.hubDeps()), cms.Module(a.cmsDeps())}
+		config.Module(a.configDeps()), hub.Module(a.hubDeps()), cms.Module(a.cmsDeps()), ads.Module(a.adsDeps())}
 }
 
 // configDeps are the config module's dependencies; the zero values (and
@@ -181,6 +185,9 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 		return nil, err
 	}
 	if err := a.wireComputing(); err != nil {
+		return nil, err
+	}
+	if err := a.wireAds(); err != nil {
 		return nil, err
 	}
 	ready := []api.ReadyCheck{{Name: "store", Check: st.Ping}}
@@ -309,6 +316,7 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 		Credentials:   a.credentialActivities(),
 		Computing:     a.computingActivities(),
 		MasterKey:     a.masterKeyActivities(),
+		Ads:           a.adsActivities(),
 	}
 	acts.Delivery.Notifications = acts.Notifications
 	return &dispatch.Worker{Worker: a.workers(taskQueue, acts), Dispatcher: a.dispatcher(acts.Delivery)}
