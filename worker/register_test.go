@@ -8,6 +8,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"platform/activities/aggregation"
 	"platform/activities/computing"
 	"platform/activities/coupons"
 	"platform/activities/credentials"
@@ -35,9 +36,10 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 	worker.Register(r, worker.Activities{System: &system.Activities{}, Delivery: &delivery.Activities{}, Pipelines: &pipelines.Activities{}, Maintenance: &maintenance.Activities{},
 		Coupons: &coupons.Activities{}, Newsletters: &newsletters.Activities{}, Rendering: &rendering.Activities{},
 		Notifications: &notifications.Activities{}, Credentials: &credentials.Activities{}, Computing: &computing.Activities{},
-		MasterKey: &masterkey.Activities{}})
+		MasterKey: &masterkey.Activities{}, Aggregation: &aggregation.Activities{}})
 	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "WebhookRetrier", "PipelineRun", "FireTrigger", "OAuthSweep", "Retention",
-		"CouponExpiry", "NewsletterSend", "RenderRecord", "RenderAffected", "NotificationDelivery", "CredentialCommand", "ComputingAction", "RotateMasterKey"}, r.workflows)
+		"CouponExpiry", "NewsletterSend", "RenderRecord", "RenderAffected", "NotificationDelivery", "CredentialCommand", "ComputingAction", "RotateMasterKey",
+		"Aggregator", "AggregationRebuild"}, r.workflows)
 	require.ElementsMatch(t, []string{
 		"SelfCheck", "ReportBug",
 		"EventTargets", "LaunchEventRuns", "MarkDispatched", "DeliverWebhook", "SettleDelivery", "RetryDueDeliveries",
@@ -50,6 +52,8 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 		"RunCredentialCommand",
 		"ComputingRequest", "ComputingRead", "ComputingSettle",
 		"ResealBatch", "FinishMasterKeyRotation",
+		"ApplyAggregation", "StartAggregationRebuild", "RebuildAggregationPage", "FinishAggregationRebuild",
+		"AggregationCustomers", "RequestAggregationRebuild", "AggregationRebuildsDone",
 	}, r.activities)
 }
 

@@ -10,6 +10,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"platform/activities/aggregation"
 	"platform/activities/computing"
 	"platform/activities/coupons"
 	"platform/activities/credentials"
@@ -45,6 +46,8 @@ type Activities struct {
 	Computing *computing.Activities
 	// MasterKey re-seals stored secrets under a new master key.
 	MasterKey *masterkey.Activities
+	// Aggregation keeps the read models (docs/aggregation.md).
+	Aggregation *aggregation.Activities
 }
 
 // Register registers every workflow and the activities of acts under
@@ -87,6 +90,9 @@ func Register(r sdkworker.Registry, acts Activities) {
 	if acts.MasterKey != nil {
 		registerActivities(r, masterKeyActivities(acts.MasterKey))
 	}
+	if acts.Aggregation != nil {
+		registerActivities(r, aggregationActivities(acts.Aggregation))
+	}
 }
 
 // RegisterWorkflows registers every workflow under its contract name; the
@@ -109,6 +115,8 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 		{contract.WorkflowCredentialCommand, workflows.CredentialCommand},
 		{contract.WorkflowComputingAction, workflows.ComputingAction},
 		{contract.WorkflowRotateMasterKey, workflows.RotateMasterKey},
+		{contract.WorkflowAggregator, workflows.Aggregator},
+		{contract.WorkflowAggregationRebuild, workflows.AggregationRebuild},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
 	}
@@ -198,5 +206,17 @@ func masterKeyActivities(a *masterkey.Activities) []named {
 	return []named{
 		{contract.ActivityResealBatch, a.ResealBatch},
 		{contract.ActivityFinishMasterKeyRotation, a.FinishMasterKeyRotation},
+	}
+}
+
+func aggregationActivities(a *aggregation.Activities) []named {
+	return []named{
+		{contract.ActivityApplyAggregation, a.ApplyAggregation},
+		{contract.ActivityStartAggregationRebuild, a.StartAggregationRebuild},
+		{contract.ActivityRebuildAggregationPage, a.RebuildAggregationPage},
+		{contract.ActivityFinishAggregationRebuild, a.FinishAggregationRebuild},
+		{contract.ActivityAggregationCustomers, a.AggregationCustomers},
+		{contract.ActivityRequestAggregationRebuild, a.RequestAggregationRebuild},
+		{contract.ActivityAggregationRebuildsDone, a.AggregationRebuildsDone},
 	}
 }
