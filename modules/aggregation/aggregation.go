@@ -144,9 +144,9 @@ func consumerActivity() *resource.Resource {
 			count("tasksDone", "tasks of the consumer done"),
 			count("notes", "notes on the consumer"),
 			count("mailsSent", "mail logs of the consumer that were sent"),
-			count("mailsOpened", "... opened by a person"),
-			count("mailsClicked", "... clicked by a person"),
-			{Name: "lastActivityAt", Type: resource.TDate, Filter: true, Sort: true, Description: "latest write of any of its tasks, notes or mail logs"},
+			count("mailsOpened", "mail logs of the consumer opened by a person"),
+			count("mailsClicked", "mail logs of the consumer clicked by a person"),
+			{Name: "lastActivityAt", Type: resource.TDate, Filter: true, Sort: true, Description: "latest write of any of its tasks or notes, or send, first open or first click of its mail"},
 		},
 	}
 }

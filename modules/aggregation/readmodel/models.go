@@ -130,11 +130,19 @@ func consumerMailRows(rec store.Doc) []Row {
 		return nil
 	}
 	inc := flags(rec, map[string]string{"sentAt": "mailsSent", "openedAt": "mailsOpened", "clickedAt": "mailsClicked"})
-	return []Row{activityRow(c, rec, inc)}
+	r := Row{Key: map[string]any{"consumer": c}, Inc: inc}
+	// A mail's activity is its send and the person's first open and
+	// click (a machine's open moves updatedAt, not the consumer).
+	for _, f := range []string{"sentAt", "openedAt", "clickedAt"} {
+		if t, ok := rec[f].(time.Time); ok && t.After(r.Max["lastActivityAt"]) {
+			r.Max = map[string]time.Time{"lastActivityAt": t}
+		}
+	}
+	return []Row{r}
 }
 
 // activityRow is a consumer's row; its last activity is the latest write
-// of any of its tasks, notes and mail logs.
+// of any of its tasks and notes (and mail sends, opens and clicks).
 func activityRow(consumer string, rec store.Doc, inc map[string]int64) Row {
 	r := Row{Key: map[string]any{"consumer": consumer}, Inc: inc}
 	if t, ok := rec["updatedAt"].(time.Time); ok {
