@@ -109,7 +109,7 @@ func modelsSchema() map[string]any {
 			"name": str, "title": str, "path": str, "right": str, "filterable": strs, "sortable": strs,
 			"appliedAt": map[string]any{"type": "string", "format": "date-time"}, "rebuiltAt": map[string]any{"type": "string", "format": "date-time"},
 			"lastLagMs": map[string]any{"type": "integer", "minimum": 0},
-			"rebuild": map[string]any{"type": "object", "additionalProperties": false, "properties": map[string]any{"records": map[string]any{"type": "integer", "minimum": 0}}},
+			"rebuild":   map[string]any{"type": "object", "additionalProperties": false, "properties": map[string]any{"records": map[string]any{"type": "integer", "minimum": 0}}},
 		}}}
 }
 
