@@ -101,11 +101,7 @@ func progressDoc(cur contract.AggregationRebuildCursor) store.Doc {
 
 // FinishAggregationRebuild records the rebuild finished.
 func (a *Activities) FinishAggregationRebuild(ctx context.Context, in contract.FinishAggregationRebuildInput) error {
-	if err := a.Engine.SetRebuild(ctx, nil); err != nil {
-		return err
-	}
-	_, err := a.Engine.Store.Collection(readmodel.State).Upsert(ctx, "state", store.Update{Set: store.Doc{"rebuiltId": in.ID}})
-	return err
+	return a.Engine.FinishRebuild(ctx, in.ID)
 }
 
 // AggregationCustomers pages through the customers in id order.

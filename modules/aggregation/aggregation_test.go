@@ -27,6 +27,10 @@ func TestReadModelsEqualARecount(t *testing.T) {
 	rc := recount{t: t, p: p, ctx: p.Ctx()}
 	rc.check(w.deleted)
 
+	t.Run("served with the list conventions, rights and tenant isolation", func(t *testing.T) {
+		checkAPI(t, p, w.consumers[0])
+	})
+
 	t.Run("an event applied twice counts once", func(t *testing.T) {
 		before := snapshot(t, p, p.Ctx())
 		evs, err := p.Store.Collection("events").Find(p.Ctx(), store.FindOptions{Limit: 200})

@@ -57,7 +57,7 @@ func settle(t *testing.T, p *testenv.Platform, ctx context.Context) {
 		if err != nil || n > 0 {
 			return false
 		}
-		st, err := p.Store.Collection(readmodel.State).Get(ctx, "state")
+		st, err := p.Store.Collection(readmodel.State).Get(ctx, readmodel.StateID(ctx))
 		return err == nil && st["intent"] == nil
 	}, 90*time.Second, 50*time.Millisecond, "events applied")
 }

@@ -10,6 +10,7 @@ import (
 
 	"platform/kernel/query"
 	"platform/kernel/store"
+	"platform/kernel/tenant"
 	"platform/workflows/contract"
 )
 
@@ -21,9 +22,15 @@ const (
 	// pruned, those applied (so a repeated event is recognized).
 	Inbox = "aggregationinbox"
 	// State holds the customer's one state document.
-	State   = "aggregationstate"
-	stateID = "state"
+	State = "aggregationstate"
 )
+
+// StateID is the id of the customer's state document in ctx (ids are
+// unique across customers, so it names the customer).
+func StateID(ctx context.Context) string {
+	c, _ := tenant.Customer(ctx)
+	return "state:" + c
+}
 
 // Snapshot is a record as one event (or the record itself) shows it.
 type Snapshot struct {
@@ -86,7 +93,7 @@ type contrib struct {
 // rowID derives a row's id from its model and key (24 hex digits, like
 // every record id); a row keyed by one record id has that id, so
 // /aggregation/consumeractivity/<consumer id> finds the consumer's row.
-func rowID(model string, key map[string]any) string {
+func rowID(customer, model string, key map[string]any) string {
 	if len(key) == 1 {
 		for _, v := range key {
 			if s, ok := v.(string); ok && isObjectID(s) {
@@ -99,7 +106,7 @@ func rowID(model string, key map[string]any) string {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	parts := []string{model}
+	parts := []string{customer, model}
 	for _, k := range names {
 		s, _ := key[k].(string)
 		parts = append(parts, k, s)
@@ -107,8 +114,8 @@ func rowID(model string, key map[string]any) string {
 	return contract.DerivedID(parts...)
 }
 
-func contribID(model, collection, entity string) string {
-	return model + "/" + collection + "/" + entity
+func contribID(customer, model, collection, entity string) string {
+	return customer + "/" + model + "/" + collection + "/" + entity
 }
 
 // Resume finishes a batch an earlier call left half done.
@@ -121,7 +128,7 @@ func (e *Engine) Resume(ctx context.Context) error {
 }
 
 func (e *Engine) savedIntent(ctx context.Context) (*intent, error) {
-	doc, err := e.Store.Collection(State).Get(ctx, stateID, "intent")
+	doc, err := e.Store.Collection(State).Get(ctx, StateID(ctx), "intent")
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
@@ -151,7 +158,7 @@ func (e *Engine) Apply(ctx context.Context, snaps []Snapshot, only []string, inb
 	if err != nil {
 		return err
 	}
-	if _, err := e.Store.Collection(State).Upsert(ctx, stateID, store.Update{Set: store.Doc{"intent": string(raw)}}); err != nil {
+	if _, err := e.Store.Collection(State).Upsert(ctx, StateID(ctx), store.Update{Set: store.Doc{"intent": string(raw)}}); err != nil {
 		return err
 	}
 	return e.execute(ctx, in)
@@ -161,7 +168,11 @@ func (e *Engine) Apply(ctx context.Context, snaps []Snapshot, only []string, inb
 // last applied for its entity, summed per row.
 func (e *Engine) plan(ctx context.Context, snaps []Snapshot, only []string) (*intent, error) {
 	sort.SliceStable(snaps, func(i, j int) bool { return snaps[i].Version.Before(snaps[j].Version) })
-	p := planner{e: e, ctx: ctx, seen: map[string]*contrib{}, rows: map[string]*rowOp{}}
+	customer, err := tenant.Customer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := planner{e: e, ctx: ctx, customer: customer, seen: map[string]*contrib{}, rows: map[string]*rowOp{}}
 	for _, m := range selected(only) {
 		for _, s := range m.Sources {
 			for i := range snaps {
@@ -190,17 +201,18 @@ func selected(only []string) []*Model {
 }
 
 type planner struct {
-	e     *Engine
-	ctx   context.Context
-	seen  map[string]*contrib // by contrib id: what the batch leaves
-	order []string
-	rows  map[string]*rowOp
-	rowIx []string
+	e        *Engine
+	ctx      context.Context
+	customer string
+	seen     map[string]*contrib // by contrib id: what the batch leaves
+	order    []string
+	rows     map[string]*rowOp
+	rowIx    []string
 }
 
 // add applies one snapshot of an entity to model m through source s.
 func (p *planner) add(m *Model, s Source, snap *Snapshot) error {
-	id := contribID(m.Name, s.Collection, snap.Entity)
+	id := contribID(p.customer, m.Name, s.Collection, snap.Entity)
 	old, err := p.contrib(id)
 	if err != nil {
 		return err
@@ -219,7 +231,7 @@ func (p *planner) add(m *Model, s Source, snap *Snapshot) error {
 		}
 	}
 	for _, r := range rows {
-		rid := rowID(m.Name, r.Key)
+		rid := rowID(p.customer, m.Name, r.Key)
 		next.Rows = append(next.Rows, rowPart{ID: rid, Key: r.Key, Inc: r.Inc})
 		p.move(m.Name, rid, r.Key, r.Inc, 1, r.Max)
 	}
@@ -300,7 +312,7 @@ func (e *Engine) execute(ctx context.Context, in *intent) error {
 	if err := e.markApplied(ctx, in.Inbox); err != nil {
 		return err
 	}
-	_, err := e.Store.Collection(State).Upsert(ctx, stateID, store.Update{Unset: []string{"intent"}, Set: store.Doc{"appliedAt": e.now()}})
+	_, err := e.Store.Collection(State).Upsert(ctx, StateID(ctx), store.Update{Unset: []string{"intent"}, Set: store.Doc{"appliedAt": e.now()}})
 	return err
 }
 

@@ -37,7 +37,7 @@ func (e *Engine) ApplyPending(ctx context.Context, limit int) (Applied, error) {
 			out.MaxLag = lag
 		}
 	}
-	_, err = e.Store.Collection(State).Upsert(ctx, stateID, store.Update{
+	_, err = e.Store.Collection(State).Upsert(ctx, StateID(ctx), store.Update{
 		Set: store.Doc{"lastLagMs": out.MaxLag.Milliseconds()}, Inc: map[string]any{"appliedEvents": int64(len(ids))},
 	})
 	return out, err
@@ -111,14 +111,23 @@ func (e *Engine) SetRebuild(ctx context.Context, progress store.Doc) error {
 	if progress == nil {
 		u = store.Update{Unset: []string{"rebuild"}, Set: store.Doc{"rebuiltAt": e.now()}}
 	}
-	_, err := e.Store.Collection(State).Upsert(ctx, stateID, u)
+	return e.setState(ctx, u)
+}
+
+// FinishRebuild records the rebuild id finished.
+func (e *Engine) FinishRebuild(ctx context.Context, id string) error {
+	return e.setState(ctx, store.Update{Unset: []string{"rebuild"}, Set: store.Doc{"rebuiltAt": e.now(), "rebuiltId": id}})
+}
+
+func (e *Engine) setState(ctx context.Context, u store.Update) error {
+	_, err := e.Store.Collection(State).Upsert(ctx, StateID(ctx), u)
 	return err
 }
 
 // Status is the customer's state: when events were last applied, the lag
 // then, and the rebuild under way if any.
 func (e *Engine) Status(ctx context.Context) (store.Doc, error) {
-	doc, err := e.Store.Collection(State).Get(ctx, stateID, "appliedAt", "lastLagMs", "appliedEvents", "rebuild", "rebuiltAt", "rebuiltId")
+	doc, err := e.Store.Collection(State).Get(ctx, StateID(ctx), "appliedAt", "lastLagMs", "appliedEvents", "rebuild", "rebuiltAt", "rebuiltId")
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Doc{}, nil
 	}
