@@ -77,12 +77,13 @@ func Aggregator(ctx workflow.Context, in contract.AggregatorInput) error {
 	return workflow.NewContinueAsNewError(ctx, contract.WorkflowAggregator, in)
 }
 
-// takeRebuild starts a requested rebuild unless one runs (a request for
-// the one under way is the same request again).
+// takeRebuild starts a requested rebuild. A request with the id of the
+// rebuild under way is that one asked again; another request starts over
+// (its models emptied again), so the newest request is the one reported.
 func takeRebuild(ctx workflow.Context, rebuilds workflow.ReceiveChannel, in *contract.AggregatorInput) error {
 	var req contract.AggregationRebuildRequest
 	for rebuilds.ReceiveAsync(&req) {
-		if in.Rebuild != nil {
+		if in.Rebuild != nil && in.Rebuild.ID == req.ID {
 			continue
 		}
 		cur := contract.AggregationRebuildCursor{ID: req.ID, Models: req.Models}

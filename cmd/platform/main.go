@@ -25,6 +25,7 @@ commands:
   check      run the self-check workflow through the worker and the store
   backup     backup --to <dir>: copy the store and Temporal while running
   migrate-store  migrate-store --to <MONGODB_URI>: copy the embedded store into MongoDB
+  aggregation  aggregation rebuild [--name <models>] [--customer <id>]: recount the read models (docs/aggregation.md)
   compute-sim  serve the compute provider simulator (docs/config-computing.md) for local tries
   sandbox    (internal) the child process the worker runs user code in
 
@@ -65,4 +66,5 @@ var commands = map[string]func([]string) error{
 	"migrate-store":      runMigrateStore,
 	"sandbox":            runSandbox,
 	"compute-sim":        runComputeSim,
+	"aggregation":        runAggregation,
 }

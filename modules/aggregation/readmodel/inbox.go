@@ -166,9 +166,9 @@ func (e *Engine) markApplied(ctx context.Context, ids []string) error {
 }
 
 // PruneApplied removes up to limit inbox entries applied before before.
-// An event repeated after its entry is gone would be counted again only
-// if it were older than its entity's last applied snapshot's version,
-// which the contribution check refuses anyway; see docs/aggregation.md.
+// An event repeated after its entry is gone is applied again, harmlessly:
+// its snapshot is the contribution already applied (no difference) or
+// older than it (refused); see docs/aggregation.md.
 func (e *Engine) PruneApplied(ctx context.Context, before time.Time, limit int) (int64, error) {
 	return store.DeleteBatch(ctx, e.Store.Collection(Inbox), query.AllOf(query.Eq("pending", false),
 		query.Field{Path: "appliedAt", Conds: []query.Cond{query.Compare{Op: query.OpLt, Value: before.UTC()}}}), limit)

@@ -9,6 +9,10 @@ import (
 	"platform/kernel/store"
 )
 
+// InboxKeep is how long applied events stay in the inbox, where a
+// repeated delivery of one is dropped before it costs a batch.
+const InboxKeep = 10 * time.Minute
+
 // Applied is what one ApplyPending call did.
 type Applied struct {
 	Events int
@@ -24,8 +28,18 @@ func (e *Engine) ApplyPending(ctx context.Context, limit int) (Applied, error) {
 		return Applied{}, err
 	}
 	snaps, ids, ats, err := e.Pending(ctx, limit)
-	if err != nil || len(ids) == 0 {
+	if err != nil {
 		return Applied{}, err
+	}
+	if len(ids) < limit {
+		// Caught up: forget a page of entries applied a while ago (a
+		// repeat of their event is refused by its contribution anyway).
+		if _, err := e.PruneApplied(ctx, e.now().Add(-InboxKeep), 500); err != nil {
+			return Applied{}, err
+		}
+	}
+	if len(ids) == 0 {
+		return Applied{}, nil
 	}
 	if err := e.Apply(ctx, snaps, nil, ids); err != nil {
 		return Applied{}, err
