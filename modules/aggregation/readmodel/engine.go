@@ -88,6 +88,8 @@ type contrib struct {
 	Version    time.Time `json:"version"`
 	Gone       bool      `json:"gone"`
 	Rows       []rowPart `json:"rows"`
+	// New: none was stored when the batch was planned (inserted in bulk).
+	New bool `json:"new,omitempty"`
 }
 
 // rowID derives a row's id from its model and key (24 hex digits, like
@@ -173,6 +175,9 @@ func (e *Engine) plan(ctx context.Context, snaps []Snapshot, only []string) (*in
 		return nil, err
 	}
 	p := planner{e: e, ctx: ctx, customer: customer, seen: map[string]*contrib{}, rows: map[string]*rowOp{}}
+	if err := p.prefetch(selected(only), snaps); err != nil {
+		return nil, err
+	}
 	for _, m := range selected(only) {
 		for _, s := range m.Sources {
 			for i := range snaps {
@@ -204,6 +209,7 @@ type planner struct {
 	e        *Engine
 	ctx      context.Context
 	customer string
+	stored   map[string]*contrib // read by prefetch; nil: read one by one
 	seen     map[string]*contrib // by contrib id: what the batch leaves
 	order    []string
 	rows     map[string]*rowOp
@@ -220,7 +226,7 @@ func (p *planner) add(m *Model, s Source, snap *Snapshot) error {
 	if old != nil && (old.Gone || snap.Version.Before(old.Version)) {
 		return nil // deleted already, or older than what was applied
 	}
-	next := &contrib{ID: id, Model: m.Name, Collection: s.Collection, Entity: snap.Entity, Version: snap.Version, Gone: snap.Gone}
+	next := &contrib{ID: id, Model: m.Name, Collection: s.Collection, Entity: snap.Entity, Version: snap.Version, Gone: snap.Gone, New: old == nil || old.New}
 	var rows []Row
 	if !snap.Gone {
 		rows = s.Rows(snap.Record)
@@ -248,6 +254,9 @@ func (p *planner) contrib(id string) (*contrib, error) {
 	if c, ok := p.seen[id]; ok {
 		return c, nil
 	}
+	if p.stored != nil {
+		return p.stored[id], nil
+	}
 	doc, err := p.e.Store.Collection(Contribs).Get(p.ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
@@ -256,6 +265,38 @@ func (p *planner) contrib(id string) (*contrib, error) {
 		return nil, err
 	}
 	return contribOf(doc)
+}
+
+// prefetch reads the stored contributions of every snapshot the batch
+// may apply in one query (a store that scans for any filter but _id
+// scans once per batch, not once per event).
+func (p *planner) prefetch(models []*Model, snaps []Snapshot) error {
+	var ids []any
+	for _, m := range models {
+		for _, s := range m.Sources {
+			for i := range snaps {
+				if snaps[i].Collection == s.Collection {
+					ids = append(ids, contribID(p.customer, m.Name, s.Collection, snaps[i].Entity))
+				}
+			}
+		}
+	}
+	p.stored = map[string]*contrib{}
+	if len(ids) == 0 {
+		return nil
+	}
+	docs, err := p.e.Store.Collection(Contribs).Find(p.ctx, store.FindOptions{Filter: query.Field{Path: "_id", Conds: []query.Cond{query.In{Values: ids}}}})
+	if err != nil {
+		return err
+	}
+	for _, d := range docs {
+		c, err := contribOf(d)
+		if err != nil {
+			return err
+		}
+		p.stored[c.ID] = c
+	}
+	return nil
 }
 
 func (p *planner) move(model, id string, key map[string]any, inc map[string]int64, sign int64, max map[string]time.Time) {
@@ -304,10 +345,8 @@ func (e *Engine) execute(ctx context.Context, in *intent) error {
 			return err
 		}
 	}
-	for i := range in.Contribs {
-		if err := e.saveContrib(ctx, &in.Contribs[i]); err != nil {
-			return err
-		}
+	if err := e.saveContribs(ctx, in.Contribs); err != nil {
+		return err
 	}
 	if err := e.markApplied(ctx, in.Inbox); err != nil {
 		return err
@@ -382,7 +421,43 @@ func (e *Engine) derive(ctx context.Context, coll store.Collection, op *rowOp) e
 	return err
 }
 
+// saveContribs inserts the new contributions in one call and updates
+// the others; a batch finished again after a crash finds some inserted
+// already and then writes them one by one.
+func (e *Engine) saveContribs(ctx context.Context, list []contrib) error {
+	var fresh []store.Doc
+	for i := range list {
+		if list[i].New {
+			d := contribDoc(&list[i])
+			d["_id"] = list[i].ID
+			fresh = append(fresh, d)
+			continue
+		}
+		if err := e.saveContrib(ctx, &list[i]); err != nil {
+			return err
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	err := e.Store.Collection(Contribs).InsertMany(ctx, fresh)
+	if !store.IsDuplicate(err) {
+		return err
+	}
+	for i := range list {
+		if err := e.saveContrib(ctx, &list[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (e *Engine) saveContrib(ctx context.Context, c *contrib) error {
+	_, err := e.Store.Collection(Contribs).Upsert(ctx, c.ID, store.Update{Set: contribDoc(c)})
+	return err
+}
+
+func contribDoc(c *contrib) store.Doc {
 	rows := make([]any, len(c.Rows))
 	for i, r := range c.Rows {
 		// Counter names may hold dots (hist.b12), which stored field
@@ -393,10 +468,7 @@ func (e *Engine) saveContrib(ctx context.Context, c *contrib) error {
 		}
 		rows[i] = store.Doc{"id": r.ID, "key": store.Doc(r.Key), "inc": inc}
 	}
-	_, err := e.Store.Collection(Contribs).Upsert(ctx, c.ID, store.Update{Set: store.Doc{
-		"model": c.Model, "collection": c.Collection, "entity": c.Entity, "version": c.Version.UTC(), "gone": c.Gone, "rows": rows,
-	}})
-	return err
+	return store.Doc{"model": c.Model, "collection": c.Collection, "entity": c.Entity, "version": c.Version.UTC(), "gone": c.Gone, "rows": rows}
 }
 
 func contribOf(doc store.Doc) (*contrib, error) {
