@@ -74,6 +74,11 @@ func Aggregator(ctx workflow.Context, in contract.AggregatorInput) error {
 			return nil
 		}
 	}
+	// A rebuild request received meanwhile must not be lost with this
+	// run's history (a wake-up may: the next run reads the inbox first).
+	if err := takeRebuild(ctx, rebuilds, &in); err != nil {
+		return err
+	}
 	return workflow.NewContinueAsNewError(ctx, contract.WorkflowAggregator, in)
 }
 
