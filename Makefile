@@ -14,7 +14,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # and //workflowcheck:ignore comments, each with its reason.
 WORKFLOWCHECK := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
-.PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks bench-pipelines bench-dispatch bench-tracking bench-newsletters bench-hub bench-cms bench-flags bench-counts bench-notifier bench-ads
+.PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks bench-pipelines bench-dispatch bench-tracking bench-newsletters bench-hub bench-cms bench-flags bench-counts bench-notifier bench-ads bench-aggregation
 
 run: build ## everything in one process on the embedded defaults (./data)
 	$(BIN) dev
@@ -79,6 +79,9 @@ bench-ads: build ## metric rows synced/s from the local ad platform (first sync,
 
 bench-tracking: build ## open pixel and click redirect requests/s against a get by id, both stores, same run
 	./test/with-infra.sh $(GO) test -run '^$$' -bench 'Tracking' -benchtime 2000x -timeout 30m ./test/bench/
+
+bench-aggregation: build ## aggregation lag (p50/p99 from write to read model) under a steady write load against the raw write rate, both stores
+	./test/with-infra.sh $(GO) test -run '^$$' -bench 'AggregationLag' -benchtime 1000x -timeout 30m ./test/bench/
 
 clean:
 	rm -rf bin

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"platform/activities/ads"
+	"platform/activities/aggregation"
 	"platform/activities/computing"
 	"platform/activities/coupons"
 	"platform/activities/credentials"
@@ -36,10 +37,11 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 	worker.Register(r, worker.Activities{System: &system.Activities{}, Delivery: &delivery.Activities{}, Pipelines: &pipelines.Activities{}, Maintenance: &maintenance.Activities{},
 		Coupons: &coupons.Activities{}, Newsletters: &newsletters.Activities{}, Rendering: &rendering.Activities{},
 		Notifications: &notifications.Activities{}, Credentials: &credentials.Activities{}, Computing: &computing.Activities{},
-		MasterKey: &masterkey.Activities{}, Ads: &ads.Activities{}})
+		MasterKey: &masterkey.Activities{}, Ads: &ads.Activities{},
+		Aggregation: &aggregation.Activities{}})
 	require.ElementsMatch(t, []string{"SelfCheck", "DispatchEvent", "WebhookDelivery", "WebhookRetrier", "PipelineRun", "FireTrigger", "OAuthSweep", "Retention",
 		"CouponExpiry", "NewsletterSend", "RenderRecord", "RenderAffected", "NotificationDelivery", "CredentialCommand", "ComputingAction", "RotateMasterKey",
-		"AdsSync", "AdsPush"}, r.workflows)
+		"AdsSync", "AdsPush", "Aggregator", "AggregationRebuild"}, r.workflows)
 	require.ElementsMatch(t, []string{
 		"SelfCheck", "ReportBug",
 		"EventTargets", "LaunchEventRuns", "MarkDispatched", "DeliverWebhook", "SettleDelivery", "RetryDueDeliveries",
@@ -53,6 +55,8 @@ func TestRegisterKeepsTheRecordedNames(t *testing.T) {
 		"ComputingRequest", "ComputingRead", "ComputingSettle",
 		"ResealBatch", "FinishMasterKeyRotation",
 		"AdsSyncBegin", "AdsSyncPage", "AdsSyncFinish", "AdsPushRecord", "AdsPushFailed",
+		"ApplyAggregation", "StartAggregationRebuild", "RebuildAggregationPage", "FinishAggregationRebuild",
+		"AggregationCustomers", "RequestAggregationRebuild", "AggregationRebuildsDone",
 	}, r.activities)
 }
 

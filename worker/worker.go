@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"platform/activities/ads"
+	"platform/activities/aggregation"
 	"platform/activities/computing"
 	"platform/activities/coupons"
 	"platform/activities/credentials"
@@ -48,6 +49,8 @@ type Activities struct {
 	MasterKey *masterkey.Activities
 	// Ads sync advertising accounts and push their changes.
 	Ads *ads.Activities
+	// Aggregation keeps the read models (docs/aggregation.md).
+	Aggregation *aggregation.Activities
 }
 
 // Register registers every workflow and the activities of acts under
@@ -93,6 +96,9 @@ func Register(r sdkworker.Registry, acts Activities) {
 	if acts.Ads != nil {
 		registerActivities(r, adsActivities(acts.Ads))
 	}
+	if acts.Aggregation != nil {
+		registerActivities(r, aggregationActivities(acts.Aggregation))
+	}
 }
 
 // RegisterWorkflows registers every workflow under its contract name; the
@@ -117,6 +123,8 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 		{contract.WorkflowRotateMasterKey, workflows.RotateMasterKey},
 		{contract.WorkflowAdsSync, workflows.AdsSync},
 		{contract.WorkflowAdsPush, workflows.AdsPush},
+		{contract.WorkflowAggregator, workflows.Aggregator},
+		{contract.WorkflowAggregationRebuild, workflows.AggregationRebuild},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
 	}
@@ -216,5 +224,17 @@ func adsActivities(a *ads.Activities) []named {
 		{contract.ActivityAdsSyncFinish, a.AdsSyncFinish},
 		{contract.ActivityAdsPushRecord, a.AdsPushRecord},
 		{contract.ActivityAdsPushFailed, a.AdsPushFailed},
+	}
+}
+
+func aggregationActivities(a *aggregation.Activities) []named {
+	return []named{
+		{contract.ActivityApplyAggregation, a.ApplyAggregation},
+		{contract.ActivityStartAggregationRebuild, a.StartAggregationRebuild},
+		{contract.ActivityRebuildAggregationPage, a.RebuildAggregationPage},
+		{contract.ActivityFinishAggregationRebuild, a.FinishAggregationRebuild},
+		{contract.ActivityAggregationCustomers, a.AggregationCustomers},
+		{contract.ActivityRequestAggregationRebuild, a.RequestAggregationRebuild},
+		{contract.ActivityAggregationRebuildsDone, a.AggregationRebuildsDone},
 	}
 }

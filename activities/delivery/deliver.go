@@ -248,7 +248,9 @@ func (a *Activities) recordAttempt(ctx context.Context, at Attempt, hookID strin
 	}
 	if err := a.Store.Collection(webhook.DeliveriesCollection).Insert(ctx, doc); err != nil && !store.IsDuplicate(err) {
 		a.Log.WarnContext(ctx, "record webhook attempt", "delivery", m.DeliveryID, "attempt", n, "error", err)
+		return
 	}
+	a.aggregateAttempt(ctx, doc)
 }
 
 // redactURL hides a password in the URL's user info.

@@ -51,6 +51,9 @@ type Activities struct {
 	// Zero turns that rule off.
 	DisableAfterParked int
 	DisableAfter       time.Duration
+	// Aggregation counts each attempt record in the webhook health read
+	// model (aggregation.go); nil: none.
+	Aggregation RecordFeed
 }
 
 // Opener opens the sealed secrets of one record of a customer

@@ -35,6 +35,9 @@ type Activities struct {
 	MailLogs MailLogs
 	// Launcher starts the runs trigger firings start.
 	Launcher Launcher
+	// Aggregation counts each ended run in the pipeline statistics read
+	// model (readmodel.Feed); nil: none.
+	Aggregation RunFeed
 }
 
 // Pipeline step dependencies, each the small interface the steps use.

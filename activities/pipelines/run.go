@@ -176,9 +176,10 @@ func (a *Activities) FinishRun(ctx context.Context, in contract.FinishRunInput) 
 	if in.Cancelled {
 		set["cancelled"] = true
 	}
-	_, err := a.Store.Collection(runs.Runs).Update(ctx, query.ID(in.RunID), store.Update{Set: set})
+	rec, err := a.Store.Collection(runs.Runs).Update(ctx, query.ID(in.RunID), store.Update{Set: set})
 	if err == nil {
 		a.Log.InfoContext(ctx, "pipeline run ended", "run", in.RunID, "status", in.Status, "failedStep", in.FailedStep, "totalMs", set["totalDuration"])
+		err = a.aggregateRun(ctx, rec)
 	}
 	return ignoreMissing(err)
 }

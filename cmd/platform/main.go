@@ -26,6 +26,7 @@ commands:
   backup     backup --to <dir>: copy the store and Temporal while running
   migrate-store  migrate-store --to <MONGODB_URI>: copy the embedded store into MongoDB
   counts-repair  recount the documents behind the list totals' counters and fix drifted ones (docs/counts.md)
+  aggregation  aggregation rebuild [--name <models>] [--customer <id>]: recount the read models (docs/aggregation.md)
   compute-sim  serve the compute provider simulator (docs/config-computing.md) for local tries
   ads-sim    serve the ad platform simulator (docs/ads.md) with a seeded account, for local tries
   sandbox    (internal) the child process the worker runs user code in
@@ -69,4 +70,5 @@ var commands = map[string]func([]string) error{
 	"compute-sim":        runComputeSim,
 	"counts-repair":      runCountsRepair,
 	"ads-sim":            runAdsSim,
+	"aggregation":        runAggregation,
 }

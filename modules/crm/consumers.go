@@ -35,6 +35,8 @@ func Consumers(d Deps) *resource.Resource {
 			{Name: "anonymizedAt", Type: resource.TDate, ReadOnly: true, Filter: true},
 			{Name: "unsubscribedAt", Type: resource.TDate, ReadOnly: true, Filter: true,
 				Description: "when the consumer opted out of newsletters (their unsubscribe link); newsletters skip them"},
+			{Name: "unsubscribedNewsletter", Type: resource.TObjectID, ReadOnly: true, Filter: true,
+				Description: "the newsletter whose unsubscribe link the consumer used (the aggregation service's newsletter funnels count it)"},
 			{Name: "displayName", Type: resource.TString, Virtual: true, Description: "first name, last name and company; absent when all are empty"},
 		},
 		Actions: []resource.Action{

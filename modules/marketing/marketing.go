@@ -49,7 +49,8 @@ func MailLogs() *resource.Resource {
 			{Name: "bouncedAt", Type: resource.TDate, Filter: true},
 			{Name: "complainedAt", Type: resource.TDate, Filter: true},
 		},
-		Events: []string{"opened", "clicked", "bounced", "complained"},
+		// sent, failed: a send settled (the aggregation service counts them).
+		Events: []string{"sent", "failed", "opened", "clicked", "bounced", "complained"},
 	}
 }
 

@@ -37,6 +37,7 @@ func (t *Tracker) unsubscribe(req *api.Request) (*api.Response, error) {
 	if !ok {
 		return nil, linkNotFound()
 	}
+	newsletter := req.Param("newsletter")
 	body, err := req.Body()
 	if err != nil {
 		return nil, err
@@ -45,20 +46,24 @@ func (t *Tracker) unsubscribe(req *api.Request) (*api.Response, error) {
 		return nil, api.BadRequest(resource.CodeMalformed, "", "the body must be List-Unsubscribe=One-Click (RFC 8058)")
 	}
 	ctx := tenant.WithCustomer(context.WithoutCancel(req.Ctx), customer)
-	if err := t.optOut(ctx, consumer); err != nil {
+	if err := t.optOut(ctx, consumer, newsletter); err != nil {
 		return nil, err
 	}
 	return page(donePage), nil
 }
 
-// optOut sets unsubscribedAt unless set (or the consumer is gone).
-func (t *Tracker) optOut(ctx context.Context, consumer string) error {
+// optOut sets unsubscribedAt unless set (or the consumer is gone), and
+// the newsletter whose link it was, when the link names one.
+func (t *Tracker) optOut(ctx context.Context, consumer, newsletter string) error {
 	consumers := t.Service.Registry.Get("crm", "consumers")
 	if consumers == nil {
 		return resource.Inactive("the crm module is not mounted")
 	}
 	where := query.AllOf(query.ID(consumer), absent("unsubscribedAt"))
 	set := store.Doc{"unsubscribedAt": time.Now().UTC().Truncate(time.Millisecond)}
+	if store.ValidID(newsletter) {
+		set["unsubscribedNewsletter"] = newsletter
+	}
 	_, err := t.Service.Apply(ctx, consumers, where, resource.Change{Set: set, Event: "unsubscribed"})
 	if resource.KindOf(err) == resource.KindNotFound {
 		return nil // already unsubscribed, or no longer there: nothing to record

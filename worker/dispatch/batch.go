@@ -98,6 +98,9 @@ func (d *Dispatcher) dispatchBatch(ctx context.Context, customer string, docs []
 	if err != nil {
 		return d.release(ctx, docs, err)
 	}
+	if err := d.feedAggregation(ctx, docs); err != nil {
+		return d.release(ctx, docs, err)
+	}
 	d.inflight.add(customer, len(docs))
 	var launches []*eventJob
 	for _, doc := range docs {

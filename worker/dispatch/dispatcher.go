@@ -68,6 +68,8 @@ type Deps struct {
 	Bugs BugReporter
 	// Metrics registers the dispatcher's collectors; nil: none.
 	Metrics prometheus.Registerer
+	// Aggregation takes the events the read models count; nil: none.
+	Aggregation AggregationFeed
 }
 
 // CustomerLister lists customer ids a page at a time (identity.Service).

@@ -47,6 +47,8 @@ var WorkflowKinds = map[string]Kind{
 	WorkflowCredentialCommand:    KindSystem,
 	WorkflowComputingAction:      KindSystem,
 	WorkflowRotateMasterKey:      KindSystem,
+	WorkflowAggregator:           KindSystem,
+	WorkflowAggregationRebuild:   KindSystem,
 }
 
 // KindOf is the kind of a workflow type; an unknown one is system work.

@@ -31,6 +31,7 @@ import (
 	"platform/kernel/translate"
 	"platform/modules/ads"
 	"platform/modules/ads/adsync"
+	"platform/modules/aggregation"
 	"platform/modules/audit"
 	"platform/modules/audit/trail"
 	"platform/modules/automation"
@@ -120,7 +121,8 @@ func Modules() []*api.Module { return (&App{}).modules() }
 
 func (a *App) modules() []*api.Module {
 	return []*api.Module{crm.Module(crm.Deps{Users: a.Identity, Mail: a.mailHistory()}), marketing.Module(a.marketingDeps()), developer.Module(developer.Deps{Tokens: a.appTokens()}), audit.Module(), automation.Module(a.automationDeps()),
-		config.Module(a.configDeps()), hub.Module(a.hubDeps()), cms.Module(a.cmsDeps()), ads.Module(a.adsDeps())}
+		config.Module(a.configDeps()), hub.Module(a.hubDeps()), cms.Module(a.cmsDeps()), ads.Module(a.adsDeps()),
+		aggregation.Module(a.aggregationDeps())}
 }
 
 // configDeps are the config module's dependencies; the zero values (and
@@ -270,6 +272,9 @@ func (a *App) ensureIndexes(ctx context.Context) error {
 	if err := a.Store.EnsureIndexes(ctx, events.Collection, true, events.Indexes); err != nil {
 		return err
 	}
+	if err := a.aggregationIndexes(ctx); err != nil {
+		return err
+	}
 	if err := a.retention().EnsureIndexes(ctx); err != nil {
 		return err
 	}
@@ -317,8 +322,10 @@ func (a *App) Worker(taskQueue string) sdkworker.Worker {
 		Computing:     a.computingActivities(),
 		MasterKey:     a.masterKeyActivities(),
 		Ads:           a.adsActivities(),
+		Aggregation:   a.aggregationActivities(),
 	}
 	acts.Delivery.Notifications = acts.Notifications
+	a.wireAggregation(acts, a.dispatcher(acts.Delivery))
 	return &dispatch.Worker{Worker: a.workers(taskQueue, acts), Dispatcher: a.dispatcher(acts.Delivery)}
 }
 

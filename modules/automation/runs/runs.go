@@ -13,6 +13,7 @@ import (
 	"platform/kernel/query"
 	"platform/kernel/store"
 	"platform/kernel/tenant"
+	"platform/modules/aggregation/readmodel"
 	"platform/workflows/contract"
 )
 
@@ -81,6 +82,11 @@ type WorkflowStarter interface {
 type Launcher struct {
 	Store   store.Store
 	Starter WorkflowStarter
+	// Aggregation counts refused runs (ended at once) in the pipeline
+	// statistics read model (readmodel.Feed); nil: none.
+	Aggregation interface {
+		Record(ctx context.Context, name string, rec store.Doc) error
+	}
 }
 
 // Launch records the run as running and starts its workflow; a repeated
@@ -146,6 +152,13 @@ func (l *Launcher) Refuse(ctx context.Context, in Launch, kind, reason string) (
 	}
 	if err := l.Store.Collection(Runs).Insert(ctx, rec); err != nil && !store.IsDuplicate(err) {
 		return "", err
+	}
+	if l.Aggregation != nil {
+		// The repeated call after a duplicate feeds the same record
+		// again: the read model counts it once.
+		if err := l.Aggregation.Record(ctx, readmodel.EventRunEnded, rec); err != nil {
+			return "", err
+		}
 	}
 	return id, nil
 }

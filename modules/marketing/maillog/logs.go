@@ -46,7 +46,20 @@ func (l Logs) Create(ctx context.Context, w Write) (store.Doc, error) {
 			delete(doc, k)
 		}
 	}
-	return l.Service.Insert(ctx, l.Resource(), doc)
+	out, err := l.Service.Insert(ctx, l.Resource(), doc)
+	if err != nil || (w.Status != Sent && w.Status != Failed) {
+		return out, err
+	}
+	return out, l.announce(ctx, w.Status, out)
+}
+
+// announce emits maillogs.sent or maillogs.failed: a send is settled
+// (the aggregation service counts mails sent from it).
+func (l Logs) announce(ctx context.Context, status string, doc store.Doc) error {
+	if l.Service.Events == nil {
+		return nil
+	}
+	return l.Service.Events.Record(ctx, "maillogs."+status, doc)
 }
 
 // apply makes c conditionally; moved is false when where did not hold.
@@ -76,6 +89,10 @@ func (l Logs) Settle(ctx context.Context, id, failure string) (bool, error) {
 	if failure != "" {
 		set = store.Doc{"status": Failed, "error": failure}
 	}
-	_, moved, err := l.apply(ctx, query.AllOf(query.ID(id), query.Eq("status", Queued)), resource.Change{Set: set})
+	c := resource.Change{Set: set, Event: Sent}
+	if failure != "" {
+		c.Event = Failed
+	}
+	_, moved, err := l.apply(ctx, query.AllOf(query.ID(id), query.Eq("status", Queued)), c)
 	return moved, err
 }
