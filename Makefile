@@ -14,6 +14,10 @@ TESTFLAGS ?= -race -count=1 -timeout 25m -vet=off
 # store has already run under -race in the first pass (the SQLite store's
 # own tests included).
 SQLITEFLAGS ?= -count=1 -timeout 25m -vet=off
+# Only test binaries that reach a store through test/infra (the one reader
+# of PLATFORM_TEST_STORE) behave differently on SQLite; the rest would run
+# the very same tests as the first pass, only without -race.
+SQLITEPKGS = $(shell $(GO) list -test -f '{{if eq .Name "main"}}{{range .Deps}}{{if eq . "platform/test/infra"}}{{$$.ImportPath}} {{end}}{{end}}{{end}}' ./cmd/platform/app/ ./modules/... ./worker/ | sed 's/\.test / /g')
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # Finds non-determinism in what workflows call (its own module; v0.6.0
 # builds with our Go and SDK). Exceptions: workflows/workflowcheck.yaml
@@ -34,7 +38,7 @@ vet:
 test: vet build browser ## vet, then every test against real FerretDB and Temporal servers
 	./test/with-infra.sh $(GO) test $(TESTFLAGS) ./...
 	@echo "== the API suites again on the embedded SQLite store =="
-	PLATFORM_TEST_STORE=sqlite ./test/with-infra.sh $(GO) test $(SQLITEFLAGS) ./cmd/platform/app/ ./modules/... ./worker/
+	PLATFORM_TEST_STORE=sqlite ./test/with-infra.sh $(GO) test $(SQLITEFLAGS) $(SQLITEPKGS)
 
 lint: vet
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" && exit 1)
