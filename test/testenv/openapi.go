@@ -8,10 +8,12 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/cache"
 	"github.com/pb33f/libopenapi-validator/config"
 	valerrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi-validator/router"
@@ -33,10 +35,8 @@ func ParseOpenAPI(spec []byte) (libopenapi.Document, *v3.Document, error) {
 	if model == nil {
 		return nil, nil, errors.New("build the model: no OpenAPI 3 model")
 	}
-	v, errs := validator.NewValidator(doc)
-	if len(errs) > 0 {
-		return nil, nil, fmt.Errorf("validator: %w", errors.Join(errs...))
-	}
+	v := newLazyValidator(&model.Model)
+	v.SetDocument(doc)
 	if ok, verrs := v.ValidateDocument(); !ok {
 		return nil, nil, fmt.Errorf("not a valid OpenAPI %s document:\n%s", doc.GetVersion(), describe(verrs))
 	}
@@ -130,9 +130,37 @@ type openAPIDoc struct {
 func newOpenAPIDoc(model *v3.Document) *openAPIDoc {
 	return &openAPIDoc{
 		// The standard decoders let YAML answers be checked like JSON ones.
-		validator: validator.NewValidatorFromV3Model(model, config.WithStandardBodyDecoders()),
+		validator: newLazyValidator(model, config.WithStandardBodyDecoders()),
 		router:    router.NewRouter(model, router.WithPathOnlyMatching()),
 	}
+}
+
+// newLazyValidator builds a validator that compiles a schema when a check
+// first needs it. By default a validator compiles every schema of the
+// document up front: about 5 s of CPU per module document under -race,
+// paid twice per test binary (once for ValidateDocument), and mostly for
+// schemas that no test of the binary calls. Each schema is checked the
+// same way either way; the compiled ones are kept.
+func newLazyValidator(model *v3.Document, opts ...config.Option) validator.Validator {
+	schemas := &lazySchemaCache{SchemaCache: cache.NewDefaultCache()}
+	schemas.building.Store(true)
+	defer schemas.building.Store(false)
+	return validator.NewValidatorFromV3Model(model, append(opts, config.WithSchemaCache(schemas))...)
+}
+
+// lazySchemaCache answers the validator's warm-up that every schema is
+// already compiled, so it compiles none; once built, a miss is a miss and
+// the validator compiles and stores the schema on first use.
+type lazySchemaCache struct {
+	cache.SchemaCache
+	building atomic.Bool
+}
+
+func (c *lazySchemaCache) Load(key uint64) (*cache.SchemaCacheEntry, bool) {
+	if c.building.Load() {
+		return nil, true
+	}
+	return c.SchemaCache.Load(key)
 }
 
 // openAPICheck checks the calls of one platform to one module.
