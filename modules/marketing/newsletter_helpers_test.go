@@ -101,6 +101,22 @@ func (e *newsEnv) events(name string) []store.Doc {
 	return e.stored(events.Collection, query.Eq("name", name))
 }
 
+// eventsEventually waits up to 10 s for n recorded events of that name:
+// a workflow's write is visible before the event the record service
+// records right after it (an API answer waits for both; a poll of the
+// record does not).
+func (e *newsEnv) eventsEventually(name string, n int) []store.Doc {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		docs := e.events(name)
+		if len(docs) >= n || time.Now().After(deadline) {
+			return docs
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // byRecipient counts the mails each address got.
 func byRecipient(mails []testenv.Mail) map[string]int {
 	out := map[string]int{}

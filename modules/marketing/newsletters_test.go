@@ -71,7 +71,7 @@ func TestNewsletterSendsToFilteredConsumers(t *testing.T) {
 		}
 		require.Contains(t, m.Part("text/plain"), "Hello")
 	}
-	require.Len(t, e.events("newsletters.sent"), 1)
+	require.Len(t, e.eventsEventually("newsletters.sent", 1), 1)
 	r := e.p.Do(http.MethodGet, "/marketing/maillogs?newsletter="+id, e.tok, nil)
 	require.Equal(t, http.StatusOK, r.Status)
 	require.Len(t, r.List(), 2)
