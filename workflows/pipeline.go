@@ -60,7 +60,7 @@ func runStoreOptions(ctx workflow.Context) workflow.Context {
 func (r *interpreter) run(ctx workflow.Context) (contract.RunResult, error) {
 	steps := r.start.Definition.Steps
 	for i, executed := 0, 0; i < len(steps); executed++ {
-		if executed == contract.MaxExecutedSteps {
+		if executed == r.start.Steps() {
 			return r.fail(ctx, "", &contract.StepError{Kind: "step_limit", Message: fmt.Sprintf("the run executed %d steps; a run may execute at most that many (a loop through next or onErrorStep?)", executed)})
 		}
 		s := steps[i]

@@ -38,6 +38,9 @@ type Activities struct {
 	// Aggregation counts each ended run in the pipeline statistics read
 	// model (readmodel.Feed); nil: none.
 	Aggregation RunFeed
+	// StepLimit lowers the steps a run may execute below
+	// contract.MaxExecutedSteps (tests of the limit); zero keeps it.
+	StepLimit int
 }
 
 // Pipeline step dependencies, each the small interface the steps use.

@@ -52,7 +52,7 @@ func (a *Activities) StartRun(ctx context.Context, in contract.RunInput) (contra
 	if err != nil {
 		return contract.StartRunOutput{}, err
 	}
-	return contract.StartRunOutput{Definition: *def, Version: version, Customer: cust, StartedAt: now}, nil
+	return contract.StartRunOutput{Definition: *def, Version: version, Customer: cust, StartedAt: now, StepLimit: a.stepLimit()}, nil
 }
 
 // loadVersion reads a frozen version, or the current one for version 0.
@@ -196,4 +196,13 @@ func totalMs(start, end time.Time) float64 {
 		return 0
 	}
 	return float64(end.Sub(start).Milliseconds())
+}
+
+// stepLimit is the runs' limit of executed steps: StepLimit when it is
+// below the contract's, else the contract's.
+func (a *Activities) stepLimit() int {
+	if a.StepLimit > 0 && a.StepLimit < contract.MaxExecutedSteps {
+		return a.StepLimit
+	}
+	return contract.MaxExecutedSteps
 }

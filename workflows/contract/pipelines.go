@@ -99,6 +99,17 @@ type StartRunOutput struct {
 	Version    int
 	Customer   map[string]any
 	StartedAt  time.Time // wall clock, for the run's total duration
+	// StepLimit is how many steps the run may execute; zero (histories
+	// recorded before the field) is MaxExecutedSteps.
+	StepLimit int `json:",omitempty"`
+}
+
+// Steps is the run's limit of executed steps.
+func (o StartRunOutput) Steps() int {
+	if o.StepLimit > 0 {
+		return o.StepLimit
+	}
+	return MaxExecutedSteps
 }
 
 // StepInput is one step to execute: its definition and the run's scope
