@@ -44,10 +44,10 @@ func values(e adsapi.Entity) store.Doc {
 func entityOf(kind string, rec store.Doc) adsapi.Entity {
 	e := adsapi.Entity{Kind: kind, ResourceName: str(rec["resourceName"]), ID: str(rec["platformId"]), Name: str(rec["name"]), Status: str(rec["status"])}
 	if kind == adsapi.KindCampaign {
-		e.ChannelType, e.BudgetMicros = str(rec["channelType"]), toInt(rec["budgetMicros"])
+		e.ChannelType, e.BudgetMicros = str(rec["channelType"]), store.Int(rec["budgetMicros"])
 		e.StartDate, e.EndDate = str(rec["startDate"]), str(rec["endDate"])
 	} else {
-		e.CpcBidMicros = toInt(rec["cpcBidMicros"])
+		e.CpcBidMicros = store.Int(rec["cpcBidMicros"])
 	}
 	return e
 }
@@ -56,20 +56,6 @@ func entityOf(kind string, rec store.Doc) adsapi.Entity {
 var pushMask = map[string][]string{
 	adsapi.KindCampaign: {"name", "status", "advertisingChannelType", "startDate", "endDate", "budgetAmountMicros"},
 	adsapi.KindAdGroup:  {"name", "status", "cpcBidMicros"},
-}
-
-func toInt(v any) int64 {
-	switch n := v.(type) {
-	case int64:
-		return n
-	case int32:
-		return int64(n)
-	case int:
-		return int64(n)
-	case float64:
-		return int64(n)
-	}
-	return 0
 }
 
 // findEntity is the record of a platform entity: by its derived id, or,

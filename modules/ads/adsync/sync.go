@@ -144,7 +144,7 @@ func sameNumbers(d store.Doc, m adsapi.MetricRow) bool {
 	if n, ok := d["conversions"].(int64); ok {
 		conv = float64(n)
 	}
-	return toInt(d["impressions"]) == m.Impressions && toInt(d["clicks"]) == m.Clicks && toInt(d["costMicros"]) == m.CostMicros && conv == m.Conversions
+	return store.Int(d["impressions"]) == m.Impressions && store.Int(d["clicks"]) == m.Clicks && store.Int(d["costMicros"]) == m.CostMicros && conv == m.Conversions
 }
 
 // performancePage writes the keywords' totals over the plan's days.
@@ -181,7 +181,7 @@ func samePerformance(stored any, next store.Doc) bool {
 		return false
 	}
 	for _, k := range []string{"impressions", "clicks", "costMicros"} {
-		if toInt(old[k]) != next[k] {
+		if store.Int(old[k]) != next[k] {
 			return false
 		}
 	}
