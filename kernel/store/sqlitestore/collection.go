@@ -148,20 +148,10 @@ func (c *collection) Count(ctx context.Context, filter query.Expr) (int64, error
 		return 0, err
 	}
 	var n int64
-	err = c.compiledRead(ctx, t, func(comp *compiler) error {
+	err = c.compiledRead(ctx, t, func(comp *compiler) (err error) {
 		q, args := countQuery(t, comp, customer, filter)
-		rows, err := c.s.readStmts.query(ctx, q, args...)
-		if err != nil {
-			return mapError(ctx, err, t)
-		}
-		defer rows.Close()
-		if rows.Next() {
-			err = rows.Scan(&n)
-		}
-		if err == nil {
-			err = rows.Err()
-		}
-		return mapError(ctx, err, t)
+		n, err = c.scanCount(ctx, t, q, args)
+		return err
 	})
 	return n, err
 }
@@ -403,4 +393,20 @@ func (c *collection) Delete(ctx context.Context, filter query.Expr) (int64, erro
 		return w.addCount(t, customer, -n)
 	})
 	return n, err
+}
+
+// scanCount runs a query answering one count.
+func (c *collection) scanCount(ctx context.Context, t *table, q string, args []any) (n int64, err error) {
+	rows, err := c.s.readStmts.query(ctx, q, args...)
+	if err != nil {
+		return 0, mapError(ctx, err, t)
+	}
+	defer rows.Close()
+	if rows.Next() {
+		err = rows.Scan(&n)
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	return n, mapError(ctx, err, t)
 }

@@ -91,21 +91,11 @@ func (c *collection) CountUpTo(ctx context.Context, filter query.Expr, limit int
 		return 0, err
 	}
 	var n int64
-	err = c.compiledRead(ctx, t, func(comp *compiler) error {
+	err = c.compiledRead(ctx, t, func(comp *compiler) (err error) {
 		q := `SELECT count(*) FROM (SELECT 1 FROM ` + t.ident + ` WHERE customer = ? AND (` + comp.expr(filter) + `) LIMIT ?)`
 		args := append(append([]any{customer}, comp.args...), limit)
-		rows, err := c.s.readStmts.query(ctx, q, args...)
-		if err != nil {
-			return mapError(ctx, err, t)
-		}
-		defer rows.Close()
-		if rows.Next() {
-			err = rows.Scan(&n)
-		}
-		if err == nil {
-			err = rows.Err()
-		}
-		return mapError(ctx, err, t)
+		n, err = c.scanCount(ctx, t, q, args)
+		return err
 	})
 	return n, err
 }
