@@ -8,44 +8,15 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	commonpb "go.temporal.io/api/common/v1"
-	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/workflow"
 
-	"platform/activities/delivery"
 	"platform/kernel/events"
 	"platform/kernel/query"
 	"platform/kernel/store"
-	"platform/kernel/tenant"
 	"platform/modules/automation/webhook"
 	"platform/test/testenv"
-	"platform/worker"
+	"platform/test/workflowtest"
 	"platform/workflows/contract"
 )
-
-// parkInTimeSkipping runs the first delivery round of the event to the
-// webhook in the time-skipping environment against the platform's store,
-// so the five attempts (15 minutes) take a moment and leave the record the
-// real workflow leaves.
-func parkInTimeSkipping(t *testing.T, p *testenv.Platform, eventID, hookID string) {
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(log.NewStructuredLogger(testenv.Logger(t)))
-	env := s.NewTestWorkflowEnvironment()
-	env.SetContextPropagators([]workflow.ContextPropagator{tenant.Propagator{}})
-	cust, err := converter.GetDefaultDataConverter().ToPayload(p.Customer.ID)
-	require.NoError(t, err)
-	env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{tenant.HeaderKey: cust}})
-	worker.Register(env, worker.Activities{
-		Delivery: &delivery.Activities{Store: p.Store, Log: p.Log, Outbound: p.Outbound, WebhookTimeout: 5 * time.Second, Vault: p.Vault},
-	})
-	env.ExecuteWorkflow(contract.WorkflowWebhookDelivery, contract.DeliveryInput{EventID: eventID, Event: "consumers.created", WebhookID: hookID})
-	require.NoError(t, env.GetWorkflowError())
-	var res contract.DeliveryResult
-	require.NoError(t, env.GetWorkflowResult(&res))
-	require.Equal(t, webhook.StatusParked, res.Status)
-}
 
 // TestParkedDeliveryIsRetriedByID: after five failures the delivery is
 // parked; POST /webhookretries/:id/actions/retry runs a new round on the
@@ -64,7 +35,7 @@ func TestParkedDeliveryIsRetriedByID(t *testing.T) {
 		"_id": eventID, "name": "consumers.created", "timestamp": time.Now().UTC().Truncate(time.Millisecond),
 		"data": store.Doc{"_id": store.NewID(), "email": "parked@example.com"}, "dispatched": true,
 	}))
-	parkInTimeSkipping(t, p, eventID, hookID)
+	workflowtest.ParkDelivery(t, p, eventID, hookID)
 	require.Len(t, rc.requests("/hook"), 5)
 
 	list := p.Do("GET", "/automation/webhookretries?status=parked&webhook="+hookID, tok, nil).List()

@@ -13,21 +13,13 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
-	commonpb "go.temporal.io/api/common/v1"
-	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/workflow"
 
-	"platform/activities/delivery"
 	"platform/kernel/events"
 	"platform/kernel/store"
-	"platform/kernel/tenant"
 	"platform/modules/automation/webhook"
 	chromium "platform/test/browser"
 	"platform/test/testenv"
-	"platform/worker"
-	"platform/workflows/contract"
+	"platform/test/workflowtest"
 )
 
 // inChromium drives the console in headless Chromium: sign in through the
@@ -115,32 +107,11 @@ func parkedDelivery(t *testing.T, p *testenv.Platform) string {
 		"_id": eventID, "name": "consumers.created", "timestamp": time.Now().UTC().Truncate(time.Millisecond),
 		"data": store.Doc{"_id": store.NewID(), "email": "parked@example.com"}, "dispatched": true,
 	}))
-	parkInTimeSkipping(t, p, eventID, hookID)
+	workflowtest.ParkDelivery(t, p, eventID, hookID)
 	status.Store(http.StatusOK)
 	list := p.Do("GET", "/automation/webhookretries?status=parked&webhook="+hookID, tok, nil).List()
 	require.Len(t, list, 1)
 	return list[0]["_id"].(string)
-}
-
-// parkInTimeSkipping is automation's test helper of the same name, with a
-// test time-out for a busy machine.
-func parkInTimeSkipping(t *testing.T, p *testenv.Platform, eventID, hookID string) {
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(log.NewStructuredLogger(testenv.Logger(t)))
-	env := s.NewTestWorkflowEnvironment()
-	env.SetTestTimeout(time.Minute) // the default 3 s is too short for a busy CI machine under -race
-	env.SetContextPropagators([]workflow.ContextPropagator{tenant.Propagator{}})
-	cust, err := converter.GetDefaultDataConverter().ToPayload(p.Customer.ID)
-	require.NoError(t, err)
-	env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{tenant.HeaderKey: cust}})
-	worker.Register(env, worker.Activities{
-		Delivery: &delivery.Activities{Store: p.Store, Log: p.Log, Outbound: p.Outbound, WebhookTimeout: 5 * time.Second, Vault: p.Vault},
-	})
-	env.ExecuteWorkflow(contract.WorkflowWebhookDelivery, contract.DeliveryInput{EventID: eventID, Event: "consumers.created", WebhookID: hookID})
-	require.NoError(t, env.GetWorkflowError())
-	var res contract.DeliveryResult
-	require.NoError(t, env.GetWorkflowResult(&res))
-	require.Equal(t, webhook.StatusParked, res.Status)
 }
 
 // pipelineRun runs a one-step pipeline to its end and returns the run id.
