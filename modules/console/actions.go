@@ -55,20 +55,8 @@ func (c *Console) action(w http.ResponseWriter, r *http.Request, k *caller, res 
 	fields := inputFields(k, act.Body)
 	v := c.actionView(k, res, act, id)
 	v.Fields = formFields(fields, nil, r.PostForm)
-	body, errs := decode(fields, r.PostForm, false, nil)
-	if len(errs) > 0 {
-		attachLocal(v, errs)
-		c.render(w, r, http.StatusUnprocessableEntity, "form", c.page(k, v.Title, &page{Form: v}))
-		return
-	}
-	a, err := k.do(r.Context(), http.MethodPost, apiPath(res)+"/"+url.PathEscape(id)+"/actions/"+act.Name, nil, body)
-	if err != nil {
-		c.fail(w, r, err)
-		return
-	}
-	if !a.ok() {
-		attach(v, a)
-		c.render(w, r, a.Status, "form", c.page(k, v.Title, &page{Form: v}))
+	a := c.post(w, r, k, v, http.MethodPost, apiPath(res)+"/"+url.PathEscape(id)+"/actions/"+act.Name, fields, false, nil)
+	if a == nil {
 		return
 	}
 	rec := a.record()

@@ -270,20 +270,8 @@ func (c *Console) update(w http.ResponseWriter, r *http.Request, k *caller, res 
 // again with the errors.
 func (c *Console) submit(w http.ResponseWriter, r *http.Request, k *caller, res *resource.Resource, v *formView,
 	method, path string, fields []*resource.Field, editing bool, old map[string]any) {
-	body, errs := decode(fields, r.PostForm, editing, old)
-	if len(errs) > 0 {
-		attachLocal(v, errs)
-		c.render(w, r, http.StatusUnprocessableEntity, "form", c.page(k, v.Title, &page{Form: v}))
-		return
-	}
-	a, err := k.do(r.Context(), method, path, nil, body)
-	if err != nil {
-		c.fail(w, r, err)
-		return
-	}
-	if !a.ok() {
-		attach(v, a)
-		c.render(w, r, a.Status, "form", c.page(k, v.Title, &page{Form: v}))
+	a := c.post(w, r, k, v, method, path, fields, editing, old)
+	if a == nil {
 		return
 	}
 	rec := a.record()
@@ -292,4 +280,28 @@ func (c *Console) submit(w http.ResponseWriter, r *http.Request, k *caller, res 
 		return
 	}
 	http.Redirect(w, r, c.recordPath(res, str(rec["_id"])), http.StatusSeeOther)
+}
+
+// post decodes the form and calls the API with it. It answers the API's
+// success; otherwise it has shown the form again with the errors beside
+// their fields (or the failure page) and answers nil.
+func (c *Console) post(w http.ResponseWriter, r *http.Request, k *caller, v *formView,
+	method, path string, fields []*resource.Field, editing bool, old map[string]any) *answer {
+	body, errs := decode(fields, r.PostForm, editing, old)
+	if len(errs) > 0 {
+		attachLocal(v, errs)
+		c.render(w, r, http.StatusUnprocessableEntity, "form", c.page(k, v.Title, &page{Form: v}))
+		return nil
+	}
+	a, err := k.do(r.Context(), method, path, nil, body)
+	if err != nil {
+		c.fail(w, r, err)
+		return nil
+	}
+	if !a.ok() {
+		attach(v, a)
+		c.render(w, r, a.Status, "form", c.page(k, v.Title, &page{Form: v}))
+		return nil
+	}
+	return a
 }
