@@ -225,13 +225,8 @@ func (c *Console) editForm(w http.ResponseWriter, r *http.Request, k *caller, re
 		return
 	}
 	id := r.PathValue("id")
-	a, err := k.do(r.Context(), http.MethodGet, apiPath(res)+"/"+url.PathEscape(id), nil, nil)
-	if err != nil {
-		c.fail(w, r, err)
-		return
-	}
-	if !a.ok() {
-		c.apiFailed(w, r, k, a)
+	a := c.call(w, r, k, http.MethodGet, apiPath(res)+"/"+url.PathEscape(id))
+	if a == nil {
 		return
 	}
 	v := c.editView(k, res, id)
@@ -251,13 +246,8 @@ func (c *Console) update(w http.ResponseWriter, r *http.Request, k *caller, res 
 	}
 	id := r.PathValue("id")
 	path := apiPath(res) + "/" + url.PathEscape(id)
-	cur, err := k.do(r.Context(), http.MethodGet, path, nil, nil)
-	if err != nil {
-		c.fail(w, r, err)
-		return
-	}
-	if !cur.ok() {
-		c.apiFailed(w, r, k, cur)
+	cur := c.call(w, r, k, http.MethodGet, path)
+	if cur == nil {
 		return
 	}
 	fields := inputFields(k, res.Fields)

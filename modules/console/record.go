@@ -44,13 +44,8 @@ type actionButton struct {
 }
 
 func (c *Console) view(w http.ResponseWriter, r *http.Request, k *caller, res *resource.Resource) {
-	a, err := k.do(r.Context(), http.MethodGet, apiPath(res)+"/"+url.PathEscape(r.PathValue("id")), nil, nil)
-	if err != nil {
-		c.fail(w, r, err)
-		return
-	}
-	if !a.ok() {
-		c.apiFailed(w, r, k, a)
+	a := c.call(w, r, k, http.MethodGet, apiPath(res)+"/"+url.PathEscape(r.PathValue("id")))
+	if a == nil {
 		return
 	}
 	rec := a.record()
@@ -251,14 +246,24 @@ func (c *Console) remove(w http.ResponseWriter, r *http.Request, k *caller, res 
 		c.forbidden(w, r, k, res.Right("delete"))
 		return
 	}
-	a, err := k.do(r.Context(), http.MethodDelete, apiPath(res)+"/"+url.PathEscape(r.PathValue("id")), nil, nil)
-	if err != nil {
-		c.fail(w, r, err)
-		return
-	}
-	if !a.ok() {
-		c.apiFailed(w, r, k, a)
+	a := c.call(w, r, k, http.MethodDelete, apiPath(res)+"/"+url.PathEscape(r.PathValue("id")))
+	if a == nil {
 		return
 	}
 	http.Redirect(w, r, c.listPath(res), http.StatusSeeOther)
+}
+
+// call makes a bodiless API call as the user. It answers the API's
+// success; otherwise it has shown the failure and answers nil.
+func (c *Console) call(w http.ResponseWriter, r *http.Request, k *caller, method, path string) *answer {
+	a, err := k.do(r.Context(), method, path, nil, nil)
+	if err != nil {
+		c.fail(w, r, err)
+		return nil
+	}
+	if !a.ok() {
+		c.apiFailed(w, r, k, a)
+		return nil
+	}
+	return a
 }
