@@ -24,11 +24,15 @@ type newsEnv struct {
 
 // newNewsEnv starts a platform whose mail goes to a test SMTP server at
 // rate mails per second; worker says whether it runs a worker itself.
-func newNewsEnv(t *testing.T, rate float64, worker bool) *newsEnv {
+// Each configure changes the settings further.
+func newNewsEnv(t *testing.T, rate float64, worker bool, configure ...func(*settings.Config)) *newsEnv {
 	t.Helper()
 	srv := testenv.NewSMTPServer(t)
 	p := testenv.NewPlatform(t, testenv.Options{Worker: worker, Configure: func(c *settings.Config) {
 		c.SMTPAddr, c.SMTPTLS, c.SMTPFrom, c.NewsletterRate = srv.Addr, "none", "News <news@example.com>", rate
+		for _, f := range configure {
+			f(c)
+		}
 	}})
 	p.CheckOpenAPI("marketing")
 	return &newsEnv{t: t, p: p, smtp: srv, tok: p.Token("crm.*", "marketing.*")}

@@ -10,6 +10,7 @@ import (
 
 	"platform/cmd/platform/app"
 	"platform/kernel/query"
+	"platform/kernel/settings"
 )
 
 // TestNewsletterWorkerKilledRepeatedlySendsEachOnce: the worker is
@@ -22,7 +23,11 @@ const maxKills = 12
 
 func TestNewsletterWorkerKilledRepeatedlySendsEachOnce(t *testing.T) {
 	t.Parallel()
-	e := newNewsEnv(t, 50, false)
+	// A recipient whose mail was in flight when its worker stopped stays
+	// claimed for the lease (2 minutes by default) before the last
+	// worker may send it; 10 s keeps the wait short and still lets one
+	// SMTP transaction take 5 s on a busy machine.
+	e := newNewsEnv(t, 50, false, func(c *settings.Config) { c.NewsletterLease = 10 * time.Second })
 	want := e.consumers(60)
 	e.smtp.Hold(50 * time.Millisecond)
 	id := e.create(map[string]any{"subject": "Again", "body": "x {{consumer.first_name}}", "scheduleAt": now()})["_id"].(string)
