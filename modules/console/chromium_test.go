@@ -36,9 +36,19 @@ func inChromium(t *testing.T, p *testenv.Platform) {
 		t.Helper()
 		require.NoError(t, chromedp.Do(ctx, steps...))
 	}
+	// text reads an element's text; pages of work still running reload
+	// themselves every 2 s, so a read that lost its node to a reload is
+	// tried again.
 	text := func(sel string) string {
 		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		var v string
+		var err error
+		for try := 0; try < 10; try++ {
+			if v, err = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel))); err == nil {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 		require.NoError(t, err)
 		return strings.TrimSpace(v)
 	}
