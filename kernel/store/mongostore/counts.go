@@ -93,9 +93,15 @@ func (s *Store) bump(ctx context.Context, id string, delta int64, known bool) {
 
 // refused reports whether the server answered err, so the operation did
 // not apply (a duplicate key, a validation error); a network error or a
-// time-out leaves it unknown.
+// time-out leaves it unknown, and so does a write concern error, which
+// the server reports for a write it applied but could not replicate as
+// asked.
 func refused(err error) bool {
 	var se mongo.ServerError
+	var we mongo.WriteException
+	if errors.As(err, &we) && we.WriteConcernError != nil {
+		return false
+	}
 	return errors.As(err, &se) && !mongo.IsNetworkError(err) && !mongo.IsTimeout(err)
 }
 
