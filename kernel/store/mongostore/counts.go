@@ -129,24 +129,54 @@ func (c *collection) CountAll(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var m bson.M
-	err = c.s.counts().FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&m)
-	if err == nil {
-		return store.Int(fromBSONValue(m["n"])), nil
+	if n, found, err := c.s.readCounter(ctx, id); found || err != nil {
+		return n, err
 	}
-	if !errors.Is(err, mongo.ErrNoDocuments) {
-		return 0, wrap(err)
-	}
-	return c.recount(ctx, id)
+	return c.createCounter(ctx, id)
 }
 
-// recount counts the caller's documents and writes the counter.
+// readCounter reads the counter id, if it exists.
+func (s *Store) readCounter(ctx context.Context, id string) (int64, bool, error) {
+	var m bson.M
+	err := s.counts().FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&m)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, wrap(err)
+	}
+	return store.Int(fromBSONValue(m["n"])), true, nil
+}
+
+// createCounter recounts a missing counter. Lists asked at once on a
+// collection without a counter all miss it; on FerretDB they take turns
+// here, and each one after the first finds the counter its predecessor
+// wrote rather than counting the whole collection again.
+func (c *collection) createCounter(ctx context.Context, id string) (int64, error) {
+	unlock, err := c.s.lockCounter(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	if n, found, err := c.s.readCounter(ctx, id); found || err != nil {
+		return n, err
+	}
+	return c.writeCount(ctx, id)
+}
+
+// recount counts the caller's documents and rewrites the counter.
 func (c *collection) recount(ctx context.Context, id string) (int64, error) {
 	unlock, err := c.s.lockCounter(ctx, id)
 	if err != nil {
 		return 0, err
 	}
 	defer unlock()
+	return c.writeCount(ctx, id)
+}
+
+// writeCount counts the caller's documents and writes the counter; the
+// caller holds the counter's turn.
+func (c *collection) writeCount(ctx context.Context, id string) (int64, error) {
 	f, err := c.scope(ctx, nil)
 	if err != nil {
 		return 0, err
