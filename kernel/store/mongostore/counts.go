@@ -145,7 +145,10 @@ func (s *Store) readCounter(ctx context.Context, id string) (int64, bool, error)
 	if err != nil {
 		return 0, false, wrap(err)
 	}
-	return store.Int(fromBSONValue(m["n"])), true, nil
+	// Never below zero: on MongoDB with several replicas a delete racing
+	// with the recount that created the counter can take it there
+	// (docs/counts.md), and a total is a number of records.
+	return max(store.Int(fromBSONValue(m["n"])), 0), true, nil
 }
 
 // createCounter recounts a missing counter. Lists asked at once on a

@@ -56,3 +56,24 @@ func TestCounterRepair(t *testing.T) {
 	}
 	wantCountAll(t, c, ctxA, 5, "A, counter recounted and kept")
 }
+
+// A counter driven below zero (a delete racing with the recount that
+// created it) answers 0, never a negative total, until Recount fixes it.
+func TestCounterBelowZero(t *testing.T) {
+	s := openForTest(t)
+	ctx := tenant.WithCustomer(context.Background(), "customer-a")
+	c := s.Collection("shrinking")
+	if err := c.Insert(ctx, store.Doc{"n": int64(1)}); err != nil {
+		t.Fatal(err)
+	}
+	wantCountAll(t, c, ctx, 1, "first CountAll (a recount)")
+	mine := query.AllOf(query.Eq("collection", "shrinking"), query.Eq("customer", "customer-a"))
+	if n, err := s.Global(mongostore.CountsCollection).UpdateMany(ctx, mine, store.Update{Set: store.Doc{"n": int64(-3)}}); err != nil || n != 1 {
+		t.Fatalf("drift the counter: %d, %v", n, err)
+	}
+	wantCountAll(t, c, ctx, 0, "below zero")
+	if n, err := s.Recount(context.Background()); err != nil || n != 1 {
+		t.Fatalf("Recount = %d, %v; want 1 counter changed", n, err)
+	}
+	wantCountAll(t, c, ctx, 1, "repaired")
+}
