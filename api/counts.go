@@ -1,6 +1,10 @@
 package api
 
-import "platform/kernel/resource"
+import (
+	"net/url"
+
+	"platform/kernel/resource"
+)
 
 // countDescription documents count=true in every list's OpenAPI entry.
 const countDescription = "add meta.total and meta.totalRelation. Without a filter the total is exact " +
@@ -25,4 +29,17 @@ func totalRelation(resp *Response) string {
 		return resource.TotalExact
 	}
 	return resp.TotalRelation
+}
+
+// CountParam reads a list's count parameter: true or false (absent is
+// false), anything else a 400 naming count. Lists a module answers itself
+// read it here too, so that every list takes the same values.
+func CountParam(q url.Values) (bool, error) {
+	switch q.Get("count") {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	}
+	return false, BadRequest(resource.CodeBadQuery, "count", "count must be true or false")
 }

@@ -39,12 +39,8 @@ func parseList(r *resource.Resource, q url.Values) (*resource.ListQuery, error) 
 			return nil, err
 		}
 	}
-	switch q.Get("count") {
-	case "", "false":
-	case "true":
-		lq.Count = true
-	default:
-		return nil, BadRequest(resource.CodeBadQuery, "count", "count must be true or false")
+	if lq.Count, err = CountParam(q); err != nil {
+		return nil, err
 	}
 	lq.Filter, err = parseFilter(r, q)
 	return lq, err

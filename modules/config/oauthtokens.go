@@ -60,6 +60,10 @@ func (h *tokenHandlers) list(r *api.Request) (*api.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	count, err := api.CountParam(r.Query)
+	if err != nil {
+		return nil, err
+	}
 	all, err := src.Families(r.Ctx, r.Principal.Customer, f)
 	if err != nil {
 		return nil, err
@@ -67,7 +71,7 @@ func (h *tokenHandlers) list(r *api.Request) (*api.Response, error) {
 	total := int64(len(all))
 	from := min((page-1)*limit, len(all))
 	resp := &api.Response{Status: http.StatusOK, Payload: all[from:min(from+limit, len(all))], Page: page, Limit: limit}
-	if r.Query.Get("count") == "true" {
+	if count {
 		resp.Total = &total
 	}
 	return resp, nil

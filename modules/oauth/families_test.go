@@ -60,6 +60,7 @@ func TestOAuthTokenFamilies(t *testing.T) {
 	require.Len(t, p.Do("GET", "/config/oauthtokens?clientId=oac_nobody", view, nil).List(), 0)
 	require.Equal(t, 400, p.Do("GET", "/config/oauthtokens?active=maybe", view, nil).Status)
 	require.Equal(t, 400, p.Do("GET", "/config/oauthtokens?limit=0", view, nil).Status)
+	require.Equal(t, 400, p.Do("GET", "/config/oauthtokens?count=yes", view, nil).Status, "count is true or false, as on every list")
 	require.Len(t, p.Do("GET", "/config/oauthtokens?limit=1&page=2", view, nil).List(), 1)
 
 	id := codeFam["_id"].(string)
