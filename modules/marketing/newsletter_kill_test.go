@@ -13,14 +13,14 @@ import (
 	"platform/kernel/settings"
 )
 
+// maxKills is how many workers the kill test stops before letting one finish.
+const maxKills = 12
+
 // TestNewsletterWorkerKilledRepeatedlySendsEachOnce: the worker is
 // stopped again and again in the middle of a send, mails in flight
 // included (the SMTP server takes 50 ms to accept each), and a fresh
 // worker takes over each time; in the end every recipient got exactly
 // one mail, and the ledger, the mail logs and the counts agree.
-// maxKills is how many workers the kill test stops before letting one finish.
-const maxKills = 12
-
 func TestNewsletterWorkerKilledRepeatedlySendsEachOnce(t *testing.T) {
 	t.Parallel()
 	// A recipient whose mail was in flight when its worker stopped stays
