@@ -48,9 +48,10 @@ type session struct {
 	Gen       int64 // counts refreshes: the compare-and-set of a refresh
 }
 
-// pending is a sign-in under way: the PKCE verifier and the state.
+// pending is a sign-in under way: the PKCE verifier, the state and the
+// console app it signs in to.
 type pending struct {
-	State, Verifier, Customer, ReturnTo string
+	State, Verifier, Customer, ClientID, ReturnTo string
 }
 
 type sessions struct {
@@ -127,7 +128,7 @@ func (s *sessions) startPending(ctx context.Context, w http.ResponseWriter, p pe
 	now := time.Now().UTC()
 	s.sweep(ctx, now)
 	doc := store.Doc{"_id": hashID(raw), "kind": "pending", "state": p.State, "verifier": p.Verifier, "customer": p.Customer,
-		"returnTo": p.ReturnTo, "createdAt": now, "expiresAt": now.Add(pendingTTL)}
+		"clientId": p.ClientID, "returnTo": p.ReturnTo, "createdAt": now, "expiresAt": now.Add(pendingTTL)}
 	if err := s.coll().Insert(ctx, doc); err != nil {
 		return err
 	}
@@ -156,7 +157,8 @@ func (s *sessions) takePending(ctx context.Context, w http.ResponseWriter, r *ht
 	if exp, _ := d["expiresAt"].(time.Time); time.Now().After(exp) {
 		return nil, nil
 	}
-	return &pending{State: str(d["state"]), Verifier: str(d["verifier"]), Customer: str(d["customer"]), ReturnTo: str(d["returnTo"])}, nil
+	return &pending{State: str(d["state"]), Verifier: str(d["verifier"]), Customer: str(d["customer"]), ClientID: str(d["clientId"]),
+		ReturnTo: str(d["returnTo"])}, nil
 }
 
 // start stores a new session and sets its cookie: SameSite=Strict, so

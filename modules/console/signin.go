@@ -46,12 +46,13 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	p := pending{State: identity.RandomSecret(24), Verifier: oauth2.GenerateVerifier(), Customer: cust.ID, ReturnTo: safeReturn(r.URL.Query().Get("return"))}
+	p := pending{State: identity.RandomSecret(24), Verifier: oauth2.GenerateVerifier(), Customer: cust.ID, ClientID: app.ClientID,
+		ReturnTo: safeReturn(r.URL.Query().Get("return"))}
 	if err := c.sessions.startPending(r.Context(), w, p); err != nil {
 		c.fail(w, r, err)
 		return
 	}
-	conf := c.oauthConfig(app.ClientID)
+	conf := c.oauthConfig(p.ClientID)
 	http.Redirect(w, r, conf.AuthCodeURL(p.State, oauth2.S256ChallengeOption(p.Verifier)), http.StatusSeeOther)
 }
 
@@ -117,12 +118,10 @@ func (c *Console) callback(w http.ResponseWriter, r *http.Request) {
 
 var errSignin = errors.New("the sign-in could not be completed; sign in again")
 
+// exchange trades the code for tokens with the app the sign-in started
+// with (signin found or repaired it; the token endpoint checks it again).
 func (c *Console) exchange(ctx context.Context, p *pending, code string) (*session, error) {
-	app, err := c.app(ctx, p.Customer)
-	if err != nil {
-		return nil, err
-	}
-	tok, err := c.oauthConfig(app.ClientID).Exchange(c.tokenContext(ctx), code, oauth2.VerifierOption(p.Verifier))
+	tok, err := c.oauthConfig(p.ClientID).Exchange(c.tokenContext(ctx), code, oauth2.VerifierOption(p.Verifier))
 	if err != nil {
 		return nil, errSignin
 	}
@@ -133,7 +132,7 @@ func (c *Console) exchange(ctx context.Context, p *pending, code string) (*sessi
 	if b.Customer != p.Customer {
 		return nil, errSignin
 	}
-	b.ClientID = app.ClientID
+	b.ClientID = p.ClientID
 	return b, nil
 }
 
