@@ -171,6 +171,12 @@ func (c *Console) refresh(ctx context.Context, b *session) (*session, error) {
 	if !won {
 		return c.awaitRefresh(ctx, b)
 	}
+	// Once the token service rotated the refresh token, only the session
+	// record knows the new one: a browser hanging up must not stop the
+	// refresh between the two (the old token presented again would be
+	// reuse, which revokes the whole grant).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	src := c.oauthConfig(b.ClientID).TokenSource(c.tokenContext(ctx), &oauth2.Token{RefreshToken: b.Refresh, Expiry: time.Unix(1, 0)})
 	tok, err := src.Token()
 	if err != nil {
@@ -184,7 +190,7 @@ func (c *Console) refresh(ctx context.Context, b *session) (*session, error) {
 	if err := c.identify(ctx, &nb); err != nil {
 		return nil, errSignedOut
 	}
-	if err := c.sessions.saveRefresh(context.WithoutCancel(ctx), &nb); err != nil {
+	if err := c.sessions.saveRefresh(ctx, &nb); err != nil {
 		return nil, err
 	}
 	nb.Gen++
