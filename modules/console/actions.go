@@ -60,9 +60,10 @@ func (c *Console) action(w http.ResponseWriter, r *http.Request, k *caller, res 
 		return
 	}
 	rec := a.record()
+	once := onceFields(res, rec)
 	switch {
-	case len(onceFields(res, rec)) > 0:
-		c.showOnce(w, r, k, res, rec, onceFields(res, rec))
+	case len(once) > 0:
+		c.showOnce(w, r, k, res, rec, once)
 	case str(rec["_id"]) == id: // the record as it is now
 		http.Redirect(w, r, c.recordPath(res, id), http.StatusSeeOther)
 	default: // an answer of its own (a decrypted value, a run started): shown once here

@@ -18,6 +18,7 @@ import (
 	"platform/kernel/store"
 	"platform/kernel/tenant"
 	"platform/modules/console"
+	"platform/modules/identity"
 	"platform/test/testenv"
 )
 
@@ -39,6 +40,7 @@ func TestConsole(t *testing.T) {
 	t.Run("rights", func(t *testing.T) { rights(t, p.For(t)) })
 	t.Run("other customer", func(t *testing.T) { otherCustomer(t, p.For(t)) })
 	t.Run("refresh and sign-out", func(t *testing.T) { refreshAndSignOut(t, p.For(t)) })
+	t.Run("console app", func(t *testing.T) { consoleApp(t, p.For(t)) })
 	t.Run("edit and rotate", func(t *testing.T) { editAndRotate(t, p.For(t)) })
 	t.Run("console host", func(t *testing.T) { consoleHost(t, p.For(t)) })
 	t.Run("chromium", func(t *testing.T) { inChromium(t, p.For(t)) })
@@ -227,6 +229,29 @@ func refreshAndSignOut(t *testing.T, p *testenv.Platform) {
 	require.Contains(t, body, "Sign in to the console")
 	res, _ = b.get("/console/r/crm/consumers")
 	require.Equal(t, 401, res.StatusCode)
+}
+
+// consoleApp: a sign-in leaves the customer's console app as it is when
+// nothing changed (no write per sign-in), and puts back what an admin
+// changed that the console needs.
+func consoleApp(t *testing.T, p *testenv.Platform) {
+	ctx := tenant.WithCustomer(t.Context(), p.Customer.ID)
+	apps := p.Store.Collection(identity.Apps)
+	stored := func() store.Doc {
+		docs, err := apps.Find(ctx, store.FindOptions{Filter: query.Eq("name", "Admin console (built in)")})
+		require.NoError(t, err)
+		require.Len(t, docs, 1, "one console app per customer")
+		return docs[0]
+	}
+	newBrowserless(t, p).signIn("demo", p.Admin.Email, adminPassword)
+	before := stored()
+	newBrowserless(t, p).signIn("demo", p.Admin.Email, adminPassword)
+	require.Equal(t, before["updatedAt"], stored()["updatedAt"], "an unchanged app is not written again")
+
+	_, err := apps.Update(ctx, query.ID(before["_id"].(string)), store.Update{Set: store.Doc{identity.FieldRedirectURIs: store.List([]string{"https://elsewhere.example/cb"})}})
+	require.NoError(t, err)
+	newBrowserless(t, p).signIn("demo", p.Admin.Email, adminPassword)
+	require.Equal(t, []string{p.URL + "/console/callback"}, store.Strings(stored()[identity.FieldRedirectURIs]), "the redirect URI is put back")
 }
 
 // editAndRotate: an edit sends only the form's fields (a merge patch; an

@@ -1,12 +1,13 @@
 package console
 
 import (
-	"encoding/json"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
+	"platform/kernel/jsonlimit"
 	"platform/kernel/resource"
 )
 
@@ -132,8 +133,8 @@ func parseInput(kind string, f *resource.Field, raw string) (any, string) {
 	case "bool":
 		return raw == "true", ""
 	case "number":
-		n, err := strconv.ParseFloat(raw, 64)
-		if err != nil {
+		n, ok := finiteNumber(raw)
+		if !ok {
 			return nil, "is not a number"
 		}
 		return n, ""
@@ -150,13 +151,20 @@ func parseInput(kind string, f *resource.Field, raw string) (any, string) {
 		}
 		return items, ""
 	case "json":
-		var v any
-		if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		v, err := jsonlimit.Decode([]byte(raw))
+		if err != nil {
 			return nil, "is not valid JSON: " + err.Error()
 		}
 		return v, ""
 	}
 	return raw, ""
+}
+
+// finiteNumber reads a number input; NaN, ±Inf and what overflows a
+// float64 are not numbers (no JSON body can carry them).
+func finiteNumber(raw string) (float64, bool) {
+	n, err := strconv.ParseFloat(raw, 64)
+	return n, err == nil && !math.IsNaN(n) && !math.IsInf(n, 0)
 }
 
 // attach puts the API's validation errors next to their inputs; the

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"platform/kernel/jsonlimit"
 	"platform/kernel/resource"
 )
 
@@ -169,9 +170,9 @@ func listQuery(res *resource.Resource, v *listView, q url.Values) (url.Values, s
 	out.Set("fields", strings.Join(fields, ","))
 	var and []any
 	if strings.TrimSpace(v.Filter) != "" {
-		var adv map[string]any
-		if err := json.Unmarshal([]byte(v.Filter), &adv); err != nil {
-			return nil, "The filter is not a JSON object: " + err.Error()
+		adv, err := jsonlimit.Decode([]byte(v.Filter))
+		if _, isObject := adv.(map[string]any); err != nil || !isObject {
+			return nil, "The filter is not a JSON object: " + describe(err)
 		}
 		and = append(and, adv)
 	}
@@ -195,6 +196,14 @@ func listQuery(res *resource.Resource, v *listView, q url.Values) (url.Values, s
 	return out, ""
 }
 
+// describe is why a filter was refused.
+func describe(err error) string {
+	if err == nil {
+		return "it is another JSON value"
+	}
+	return err.Error()
+}
+
 func rangeCond(f *resource.Field, from, to string) map[string]any {
 	m := map[string]any{}
 	for op, s := range map[string]string{"$gte": from, "$lte": to} {
@@ -205,7 +214,7 @@ func rangeCond(f *resource.Field, from, to string) map[string]any {
 			m[op] = map[string]any{"$date": dayOrTime(s, op == "$lte")}
 			continue
 		}
-		if n, err := strconv.ParseFloat(s, 64); err == nil {
+		if n, ok := finiteNumber(s); ok {
 			m[op] = n
 		} else {
 			m[op] = s // the API names the field and why

@@ -1,7 +1,9 @@
 package console
 
 import (
+	"encoding/json"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -39,6 +41,14 @@ func TestListQuery(t *testing.T) {
 
 	_, msg = listQuery(res, c.listControls(res, url.Values{"filter": {"{not json"}}), url.Values{})
 	require.Contains(t, msg, "not a JSON object")
+	for _, bad := range []string{`[1]`, `{"a":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`, `{"n":1e999}`} {
+		_, msg = listQuery(res, c.listControls(res, url.Values{"filter": {bad}}), url.Values{})
+		require.Contains(t, msg, "not a JSON object", bad)
+	}
+
+	got, msg = listQuery(res, c.listControls(res, url.Values{"from.score": {"NaN"}}), url.Values{})
+	require.Empty(t, msg)
+	require.JSONEq(t, `{"score":{"$gte":"NaN"}}`, got.Get("filter"), "a bound that is no finite number goes as typed, for the API to refuse")
 }
 
 // TestDecode: inputs become typed JSON; what does not parse is refused
@@ -54,7 +64,21 @@ func TestDecode(t *testing.T) {
 	}
 	body, errs := decode(fields, url.Values{"v.name": {" Ada "}, "v.n": {"4"}, "v.tags": {"a\n\n b "}, "v.meta": {`{"k":1}`}, "v.on": {"false"}}, false, nil)
 	require.Empty(t, errs)
-	require.Equal(t, map[string]any{"name": "Ada", "n": 4.0, "tags": []any{"a", "b"}, "meta": map[string]any{"k": 1.0}, "on": false}, body)
+	require.Equal(t, map[string]any{"name": "Ada", "n": 4.0, "tags": []any{"a", "b"}, "meta": map[string]any{"k": json.Number("1")}, "on": false}, body)
+
+	body, errs = decode(fields, url.Values{"v.meta": {`{"id":12345678901234567890}`}}, false, nil)
+	require.Empty(t, errs)
+	require.Equal(t, map[string]any{"meta": map[string]any{"id": json.Number("12345678901234567890")}}, body, "a JSON input's big integer is kept exact")
+
+	for _, bad := range []string{"NaN", "Inf", "-infinity", "1e999"} {
+		_, errs = decode(fields, url.Values{"v.n": {bad}, "v.tags": {"a"}}, false, nil)
+		require.Equal(t, []string{"is not a number"}, errs["n"], bad)
+	}
+	deep := strings.Repeat("[", 65) + strings.Repeat("]", 65)
+	for _, bad := range []string{`{"k":1e999}`, `{"k":` + deep + `}`, `{} {}`} {
+		_, errs = decode(fields, url.Values{"v.meta": {bad}}, false, nil)
+		require.Contains(t, errs["meta"][0], "is not valid JSON", bad)
+	}
 
 	_, errs = decode(fields, url.Values{"v.n": {"four"}, "v.meta": {"{"}}, false, nil)
 	require.Equal(t, []string{"is not a number"}, errs["n"])

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"platform/kernel/query"
@@ -48,16 +47,18 @@ type session struct {
 	Gen       int64 // counts refreshes: the compare-and-set of a refresh
 }
 
-// pending is a sign-in under way: the PKCE verifier and the state.
+// pending is a sign-in under way: the PKCE verifier, the state and the
+// console app it signs in to.
 type pending struct {
-	State, Verifier, Customer, ReturnTo string
+	State, Verifier, Customer, ClientID, ReturnTo string
 }
 
+// sessions keeps the console's sign-ins; the OAuth sweep removes the
+// expired ones (oauth.Options.SweepAlso).
 type sessions struct {
-	lastSweep atomic.Int64 // unix seconds of this process's last sweep
-	store     store.Store
-	ttl       time.Duration
-	secure    bool // the console is on https: __Host- cookies, Secure
+	store  store.Store
+	ttl    time.Duration
+	secure bool // the console is on https: __Host- cookies, Secure
 }
 
 func (s *sessions) coll() store.Collection { return s.store.Global(SessionsCollection) }
@@ -125,9 +126,8 @@ func (s *sessions) setCookie(w http.ResponseWriter, name, value string, maxAge i
 func (s *sessions) startPending(ctx context.Context, w http.ResponseWriter, p pending) error {
 	raw := identity.RandomSecret(32)
 	now := time.Now().UTC()
-	s.sweep(ctx, now)
 	doc := store.Doc{"_id": hashID(raw), "kind": "pending", "state": p.State, "verifier": p.Verifier, "customer": p.Customer,
-		"returnTo": p.ReturnTo, "createdAt": now, "expiresAt": now.Add(pendingTTL)}
+		"clientId": p.ClientID, "returnTo": p.ReturnTo, "createdAt": now, "expiresAt": now.Add(pendingTTL)}
 	if err := s.coll().Insert(ctx, doc); err != nil {
 		return err
 	}
@@ -156,7 +156,8 @@ func (s *sessions) takePending(ctx context.Context, w http.ResponseWriter, r *ht
 	if exp, _ := d["expiresAt"].(time.Time); time.Now().After(exp) {
 		return nil, nil
 	}
-	return &pending{State: str(d["state"]), Verifier: str(d["verifier"]), Customer: str(d["customer"]), ReturnTo: str(d["returnTo"])}, nil
+	return &pending{State: str(d["state"]), Verifier: str(d["verifier"]), Customer: str(d["customer"]), ClientID: str(d["clientId"]),
+		ReturnTo: str(d["returnTo"])}, nil
 }
 
 // start stores a new session and sets its cookie: SameSite=Strict, so
@@ -254,16 +255,6 @@ func (s *sessions) end(ctx context.Context, w http.ResponseWriter, b *session) {
 	if b != nil {
 		_, _ = s.coll().Delete(ctx, query.ID(b.ID))
 	}
-}
-
-// sweep removes expired sessions and sign-ins (there are no TTL indexes
-// on every store).
-func (s *sessions) sweep(ctx context.Context, now time.Time) {
-	last := s.lastSweep.Load()
-	if now.Unix()-last < 60 || !s.lastSweep.CompareAndSwap(last, now.Unix()) {
-		return // at most once a minute per process: a flood of sign-ins costs no scans
-	}
-	_, _ = s.coll().Delete(ctx, before("expiresAt", now))
 }
 
 // checkCSRF compares a form's token with the session's in constant time.

@@ -46,12 +46,13 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	p := pending{State: identity.RandomSecret(24), Verifier: oauth2.GenerateVerifier(), Customer: cust.ID, ReturnTo: safeReturn(r.URL.Query().Get("return"))}
+	p := pending{State: identity.RandomSecret(24), Verifier: oauth2.GenerateVerifier(), Customer: cust.ID, ClientID: app.ClientID,
+		ReturnTo: safeReturn(r.URL.Query().Get("return"))}
 	if err := c.sessions.startPending(r.Context(), w, p); err != nil {
 		c.fail(w, r, err)
 		return
 	}
-	conf := c.oauthConfig(app.ClientID)
+	conf := c.oauthConfig(p.ClientID)
 	http.Redirect(w, r, conf.AuthCodeURL(p.State, oauth2.S256ChallengeOption(p.Verifier)), http.StatusSeeOther)
 }
 
@@ -117,12 +118,10 @@ func (c *Console) callback(w http.ResponseWriter, r *http.Request) {
 
 var errSignin = errors.New("the sign-in could not be completed; sign in again")
 
+// exchange trades the code for tokens with the app the sign-in started
+// with (signin found or repaired it; the token endpoint checks it again).
 func (c *Console) exchange(ctx context.Context, p *pending, code string) (*session, error) {
-	app, err := c.app(ctx, p.Customer)
-	if err != nil {
-		return nil, err
-	}
-	tok, err := c.oauthConfig(app.ClientID).Exchange(c.tokenContext(ctx), code, oauth2.VerifierOption(p.Verifier))
+	tok, err := c.oauthConfig(p.ClientID).Exchange(c.tokenContext(ctx), code, oauth2.VerifierOption(p.Verifier))
 	if err != nil {
 		return nil, errSignin
 	}
@@ -133,7 +132,7 @@ func (c *Console) exchange(ctx context.Context, p *pending, code string) (*sessi
 	if b.Customer != p.Customer {
 		return nil, errSignin
 	}
-	b.ClientID = app.ClientID
+	b.ClientID = p.ClientID
 	return b, nil
 }
 
@@ -172,6 +171,12 @@ func (c *Console) refresh(ctx context.Context, b *session) (*session, error) {
 	if !won {
 		return c.awaitRefresh(ctx, b)
 	}
+	// Once the token service rotated the refresh token, only the session
+	// record knows the new one: a browser hanging up must not stop the
+	// refresh between the two (the old token presented again would be
+	// reuse, which revokes the whole grant).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	src := c.oauthConfig(b.ClientID).TokenSource(c.tokenContext(ctx), &oauth2.Token{RefreshToken: b.Refresh, Expiry: time.Unix(1, 0)})
 	tok, err := src.Token()
 	if err != nil {
@@ -185,7 +190,7 @@ func (c *Console) refresh(ctx context.Context, b *session) (*session, error) {
 	if err := c.identify(ctx, &nb); err != nil {
 		return nil, errSignedOut
 	}
-	if err := c.sessions.saveRefresh(context.WithoutCancel(ctx), &nb); err != nil {
+	if err := c.sessions.saveRefresh(ctx, &nb); err != nil {
 		return nil, err
 	}
 	nb.Gen++

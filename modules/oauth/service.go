@@ -41,6 +41,9 @@ type Options struct {
 	// from 1 s up to 60 s, forgotten 15 min after the last failure.
 	FreePair, FreeAddress int64
 	MaxDelay, Forget      time.Duration
+	// SweepAlso are other global collections with expiresAt the sweep
+	// keeps bounded (Sweeper.Also).
+	SweepAlso []string
 }
 
 func (o *Options) defaults() {
@@ -104,7 +107,7 @@ func New(ctx context.Context, d Deps, o Options) (*Service, error) {
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return nil, err
 	}
-	sw := &Sweeper{Store: d.Store, RefreshTTL: o.RefreshTTL, Forget: max(o.Forget, o.MaxDelay)}
+	sw := &Sweeper{Store: d.Store, RefreshTTL: o.RefreshTTL, Forget: max(o.Forget, o.MaxDelay), Also: o.SweepAlso}
 	if err := sw.EnsureIndexes(ctx); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"platform/kernel/query"
@@ -27,6 +28,10 @@ type Sweeper struct {
 	RefreshTTL time.Duration
 	// Forget is when a sign-in count stops counting (Throttle.Forget).
 	Forget time.Duration
+	// Also are more global collections whose records carry their expiry
+	// in expiresAt (the admin console's sessions), swept and indexed the
+	// same way, so no module sweeps its own on a request's path.
+	Also []string
 	// Batch is how many documents one delete removes (default 500), and
 	// MaxBatches how many deletes one Sweep makes per collection (default
 	// 20), so one call stays short and never holds the store for long.
@@ -37,7 +42,7 @@ type Sweeper struct {
 // only what it removes.
 func (sw *Sweeper) EnsureIndexes(ctx context.Context) error {
 	fields := map[string]string{GrantsCollection: "revokedAt", AttemptsCollection: "last"}
-	for _, c := range expiring {
+	for _, c := range sw.expiring() {
 		fields[c] = "expiresAt"
 	}
 	for coll, field := range fields {
@@ -51,6 +56,8 @@ func (sw *Sweeper) EnsureIndexes(ctx context.Context) error {
 
 // expiring are the collections whose records carry their expiry.
 var expiring = []string{CodesCollection, PKCECollection, SessionsCollection, AccessCollection, RefreshCollection}
+
+func (sw *Sweeper) expiring() []string { return append(slices.Clip(expiring), sw.Also...) }
 
 // Sweep removes, in batches, what expired before now and reports how many
 // documents each collection lost; more says some collection still holds
@@ -78,7 +85,7 @@ func (sw *Sweeper) expired(now time.Time) map[string]query.Expr {
 		GrantsCollection:   before("revokedAt", now.Add(-sw.RefreshTTL-grace)),
 		AttemptsCollection: forgotten(now, sw.Forget),
 	}
-	for _, c := range expiring {
+	for _, c := range sw.expiring() {
 		out[c] = before("expiresAt", now.Add(-grace))
 	}
 	return out

@@ -27,7 +27,8 @@ func TestSweepKeepsTheCollectionsBounded(t *testing.T) {
 			st := testenv.NewStore(t, kind)
 			now := time.Now().UTC()
 			want := seedOAuthLeftovers(t, st, now)
-			sw := &oauth.Sweeper{Store: st, RefreshTTL: 30 * 24 * time.Hour, Forget: 15 * time.Minute, Batch: 2, MaxBatches: 1}
+			sw := &oauth.Sweeper{Store: st, RefreshTTL: 30 * 24 * time.Hour, Forget: 15 * time.Minute, Batch: 2, MaxBatches: 1,
+				Also: []string{otherSessions}}
 			require.NoError(t, sw.EnsureIndexes(context.Background()))
 
 			removed, more, err := sw.Sweep(context.Background(), now)
@@ -45,6 +46,9 @@ func TestSweepKeepsTheCollectionsBounded(t *testing.T) {
 	}
 }
 
+// otherSessions stands for another module's expiring records (Also).
+const otherSessions = "othersessions"
+
 // seedOAuthLeftovers stores, in each collection the sweep looks after,
 // three documents it must remove and those it must keep (returned: their
 // ids by collection).
@@ -60,7 +64,7 @@ func seedOAuthLeftovers(t testing.TB, st store.Store, now time.Time) map[string]
 			{"_id": "keep-recent-failure", "failures": int64(2), "last": recently, "until": recently},
 			{"_id": "keep-still-waiting", "failures": int64(9), "last": now.Add(-16 * time.Minute), "until": soon}},
 	}
-	for _, coll := range []string{oauth.CodesCollection, oauth.PKCECollection, oauth.SessionsCollection, oauth.AccessCollection, oauth.RefreshCollection} {
+	for _, coll := range []string{oauth.CodesCollection, oauth.PKCECollection, oauth.SessionsCollection, oauth.AccessCollection, oauth.RefreshCollection, otherSessions} {
 		seed[coll] = []store.Doc{{"expiresAt": long}, {"expiresAt": long}, {"expiresAt": long, "revoked": true},
 			{"_id": "keep-live", "expiresAt": soon}, {"_id": "keep-expired-within-grace", "expiresAt": recently}}
 	}

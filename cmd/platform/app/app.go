@@ -231,7 +231,8 @@ func (a *App) startOAuth(ctx context.Context) error {
 	svc, err := oauth.New(ctx, oauth.Deps{
 		Config: a.Config, Store: a.Store, Identity: a.Identity, Minter: a.Minter, Verifier: a.Verifier, Keys: a.Keys,
 		Registry: a.Registry, Audit: a.Audit, Revoked: a.Revocations, Log: a.Log,
-	}, oauth.Options{CodeTTL: a.Config.OAuthCodeTTL, AccessTTL: a.Config.AccessTokenTTL, RefreshTTL: a.Config.RefreshTokenTTL})
+	}, oauth.Options{CodeTTL: a.Config.OAuthCodeTTL, AccessTTL: a.Config.AccessTokenTTL, RefreshTTL: a.Config.RefreshTokenTTL,
+		SweepAlso: consoleExpiring})
 	if err != nil {
 		return fmt.Errorf("oauth: %w", err)
 	}

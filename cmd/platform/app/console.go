@@ -22,3 +22,7 @@ func (a *App) startConsole() error {
 	c.Mount(a.API)
 	return nil
 }
+
+// consoleExpiring are the console's records (its sessions and sign-ins
+// under way) the OAuth sweep removes once expired.
+var consoleExpiring = []string{console.SessionsCollection}
