@@ -100,8 +100,8 @@ type Config struct {
 	// SandboxQueueTimeout is how long a call waits for a free sandbox
 	// child before it is refused (503, or a retryable step failure).
 	SandboxQueueTimeout time.Duration
-	// StartupTimeout bounds how long start-up retries a store or Temporal
-	// that is not reachable yet.
+	// StartupTimeout bounds how long start-up retries a failure other than
+	// an unreachable store or Temporal, which is waited for without end.
 	StartupTimeout time.Duration
 	// HTTP time-outs (api.NewHTTPServer): the headers, the whole request
 	// (headers and body), and an idle keep-alive connection.
@@ -283,7 +283,7 @@ func settings() []setting {
 			return
 		}},
 		{"PLATFORM_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long SIGTERM waits for in-flight work", func(c *Config, v string) (err error) { c.ShutdownTimeout, err = duration(v); return }},
-		{"PLATFORM_STARTUP_TIMEOUT", "startup-timeout", "2m", "how long start-up retries a store or Temporal that is not reachable yet before the process exits", func(c *Config, v string) (err error) { c.StartupTimeout, err = duration(v); return }},
+		{"PLATFORM_STARTUP_TIMEOUT", "startup-timeout", "2m", "how long start-up retries a failure other than an unreachable store or Temporal (those are waited for without end) before the process exits", func(c *Config, v string) (err error) { c.StartupTimeout, err = duration(v); return }},
 		{"PLATFORM_HTTP_READ_HEADER_TIMEOUT", "http-read-header-timeout", "10s", "time a client has to send a request's headers", func(c *Config, v string) (err error) { c.HTTPReadHeaderTimeout, err = duration(v); return }},
 		{"PLATFORM_HTTP_READ_TIMEOUT", "http-read-timeout", "30s", "time a client has to send a whole request, headers and body", func(c *Config, v string) (err error) { c.HTTPReadTimeout, err = duration(v); return }},
 		{"PLATFORM_HTTP_IDLE_TIMEOUT", "http-idle-timeout", "2m", "how long an idle keep-alive connection stays open", func(c *Config, v string) (err error) { c.HTTPIdleTimeout, err = duration(v); return }},
