@@ -108,6 +108,9 @@ cluster: build cluster-packages cluster-tools ## start the cluster (data in ./cl
 cluster-down: ## stop the cluster; the data stays in ./cluster-data
 	CLUSTER_TOOLS=$(CLUSTER_TOOLS) deploy/cluster.sh down
 
+test-cluster: build cluster-packages cluster-tools ## a cluster of its own on fresh data: faults, the shared rate limit, throughput with one and two workers
+	CLUSTER_TOOLS=$(CLUSTER_TOOLS) PLATFORM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 30m ./test/cluster/
+
 cluster-packages:
 	@test -x /usr/sbin/nginx && ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql nginx; }

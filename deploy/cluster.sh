@@ -47,6 +47,8 @@ P_UI=$((BASE + 280))
 P_GATEWAY=$((BASE + 80))
 P_API1=$((BASE + 81))
 P_API2=$((BASE + 82))
+P_WORKER1=$((BASE + 91)) # the workers' health probes
+P_WORKER2=$((BASE + 92))
 
 COMPONENTS=(postgres temporal-frontend temporal-history temporal-matching temporal-worker
   temporal-ui ferretdb api1 api2 worker1 worker2 gateway)
@@ -200,24 +202,14 @@ stop_postgres() {
   (as_user "$(pg_bin)/pg_ctl" -D "$UHOME/pgdata" -m fast -w -t 60 stop >/dev/null) || halt postgres KILL 5
 }
 
-# setup_databases makes the roles and databases (idempotent): temporal and
-# temporal_visibility owned by the role temporal, ferretdb owned by ferretdb.
+# setup_databases makes the roles and databases (idempotent): the same
+# script as docker-compose.yml's, read from stdin, since the unprivileged
+# user may not reach the checkout.
 setup_databases() {
   secrets
-  local role pw db owner
-  for role in temporal ferretdb; do
-    if [[ $role == temporal ]]; then pw=$TEMPORAL_DB_PASSWORD; else pw=$FERRETDB_PASSWORD; fi
-    if [[ -z $(psql_admin -c "SELECT 1 FROM pg_roles WHERE rolname = '$role'") ]]; then
-      psql_admin -c "CREATE ROLE $role LOGIN PASSWORD '$pw'"
-    fi
-  done
-  for db in temporal:temporal temporal_visibility:temporal ferretdb:ferretdb; do
-    owner=${db#*:}
-    db=${db%%:*}
-    if [[ -z $(psql_admin -c "SELECT 1 FROM pg_database WHERE datname = '$db'") ]]; then
-      psql_admin -c "CREATE DATABASE $db OWNER $owner"
-    fi
-  done
+  (as_user env TEMPORAL_DB_PASSWORD="$TEMPORAL_DB_PASSWORD" FERRETDB_PASSWORD="$FERRETDB_PASSWORD" \
+    PSQL="$(pg_bin)/psql -h $UHOME/run -p $P_POSTGRES -U postgres -d postgres -v ON_ERROR_STOP=1 -qAt" \
+    sh -s <"$ROOT/deploy/postgres-init.sh") || die "creating the roles and databases failed"
 }
 
 # setup_temporal_schema brings both Temporal databases to the schema this
@@ -313,7 +305,7 @@ start_platform() {
   running "$name" && return 0
   [[ -x $BIN ]] || die "$BIN is missing (make build)"
   secrets
-  case $name in api1) port=$P_API1 ;; api2) port=$P_API2 ;; esac
+  case $name in api1) port=$P_API1 ;; api2) port=$P_API2 ;; worker1) port=$P_WORKER1 ;; worker2) port=$P_WORKER2 ;; esac
   mkdir -p "$DATA/platform/$name"
   (
     platform_env
@@ -321,7 +313,7 @@ start_platform() {
     export PLATFORM_MASTER_KEY PLATFORM_DATA="$DATA/platform/$name"
     export PLATFORM_GATEWAY_URL=${PLATFORM_GATEWAY_URL:-$(gateway_url)} PLATFORM_DOMAIN=${PLATFORM_DOMAIN:-localhost:$P_GATEWAY}
     export PLATFORM_TEMPORAL_UI_URL=${PLATFORM_TEMPORAL_UI_URL:-http://localhost:$P_UI}
-    if [[ -n $port ]]; then export PLATFORM_HTTP_ADDR="127.0.0.1:$port"; fi
+    if [[ $role == api ]]; then export PLATFORM_HTTP_ADDR="127.0.0.1:$port"; else export PLATFORM_HEALTH_ADDR="127.0.0.1:$port"; fi
     spawn "$name" "$BIN" "$role"
   )
 }
@@ -395,17 +387,10 @@ kill_one() {
 }
 
 wait_platform() {
-  local name i
-  "$TOOLS/clusterctl" wait-http "http://127.0.0.1:$P_API1/readyz" 5m
-  "$TOOLS/clusterctl" wait-http "http://127.0.0.1:$P_API2/readyz" 5m
-  for name in worker1 worker2; do
-    for ((i = 0; i < 3000; i++)); do
-      grep -q '"msg":"platform ready"' "$LOGS/$name.log" 2>/dev/null && break
-      running "$name" || die "$name exited: $LOGS/$name.log"
-      sleep 0.1
-    done
+  local url
+  for url in "127.0.0.1:$P_API1" "127.0.0.1:$P_API2" "127.0.0.1:$P_WORKER1" "127.0.0.1:$P_WORKER2" "127.0.0.1:$P_GATEWAY"; do
+    "$TOOLS/clusterctl" wait-http "http://$url/readyz" 5m
   done
-  "$TOOLS/clusterctl" wait-http "http://127.0.0.1:$P_GATEWAY/readyz" 1m
 }
 
 up() {
@@ -447,6 +432,8 @@ PLATFORM_GATEWAY_URL=$(gateway_url)
 PLATFORM_DOMAIN=localhost:$P_GATEWAY
 CLUSTER_API1=http://127.0.0.1:$P_API1
 CLUSTER_API2=http://127.0.0.1:$P_API2
+CLUSTER_WORKER1=http://127.0.0.1:$P_WORKER1
+CLUSTER_WORKER2=http://127.0.0.1:$P_WORKER2
 CLUSTER_TEMPORAL_UI=http://localhost:$P_UI
 CLUSTER_POSTGRES=127.0.0.1:$P_POSTGRES
 CLUSTER_LOGS=$LOGS
@@ -458,7 +445,7 @@ summary() {
 
 The cluster is up (data and logs in $DATA):
   gateway (nginx)        $(gateway_url)          -> api1 127.0.0.1:$P_API1, api2 127.0.0.1:$P_API2
-  platform workers       worker1, worker2 (logs: $LOGS/worker1.log, worker2.log)
+  platform workers       worker1, worker2 (probes: 127.0.0.1:$P_WORKER1, :$P_WORKER2; logs: $LOGS/worker1.log, worker2.log)
   Temporal frontend      127.0.0.1:$P_FRONTEND (history :$P_HISTORY, matching :$P_MATCHING, worker :$P_TWORKER)
   Temporal UI            http://localhost:$P_UI
   FerretDB (MongoDB)     mongodb://127.0.0.1:$P_FERRETDB/  (on PostgreSQL database ferretdb)

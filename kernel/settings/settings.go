@@ -24,6 +24,7 @@ import (
 type Config struct {
 	DataDir           string
 	HTTPAddr          string
+	HealthAddr        string // a worker's probe listener; "" = none
 	MongoURI          string
 	MongoDatabase     string
 	StoreAddr         string // embedded MongoDB-wire server (platform infra, or dev with PLATFORM_STORE=ferretdb)
@@ -192,6 +193,13 @@ func settings() []setting {
 	return append([]setting{
 		{"PLATFORM_DATA", "data", "./data", "directory of the embedded stores", func(c *Config, v string) error { c.DataDir = v; return nonEmpty(v) }},
 		{"PLATFORM_HTTP_ADDR", "http", ":8080", "HTTP listen address", func(c *Config, v string) error { c.HTTPAddr = v; return hostPort(v) }},
+		{"PLATFORM_HEALTH_ADDR", "health-addr", "", "worker: where it answers health probes (/healthz, /readyz, /metrics); empty: none", func(c *Config, v string) error {
+			c.HealthAddr = v
+			if v == "" {
+				return nil
+			}
+			return hostPort(v)
+		}},
 		{"MONGODB_URI", "mongodb-uri", "", "MongoDB URI; empty: embedded store", func(c *Config, v string) error { c.MongoURI = v; return mongoURI(v) }},
 		{"PLATFORM_MONGODB_DATABASE", "mongodb-database", "platform", "MongoDB database name", func(c *Config, v string) error { c.MongoDatabase = v; return nonEmpty(v) }},
 		{"PLATFORM_STORE_ADDR", "store-addr", "127.0.0.1:27017", "address of the embedded MongoDB-wire server", func(c *Config, v string) error { c.StoreAddr = v; return hostPort(v) }},
