@@ -108,7 +108,8 @@ cluster: build cluster-packages cluster-tools ## start the cluster (data in ./cl
 cluster-down: ## stop the cluster; the data stays in ./cluster-data
 	CLUSTER_TOOLS=$(CLUSTER_TOOLS) deploy/cluster.sh down
 
-test-cluster: build cluster-packages cluster-tools ## a cluster of its own on fresh data: faults, the shared rate limit, throughput with one and two workers
+test-cluster: build cluster-packages cluster-tools ## the Helm chart (lint, render), then a cluster of its own on fresh data: faults, the shared rate limit, throughput with one and two workers
+	cd tools/helm && GOWORK=off $(GO) test -count=1 ./...
 	CLUSTER_TOOLS=$(CLUSTER_TOOLS) PLATFORM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 30m ./test/cluster/
 
 cluster-packages:

@@ -20,7 +20,7 @@ import (
 // Sizes of the bursts: large enough that a phase lasts several seconds on
 // two cores, small enough for CI.
 const (
-	burstSize    = 200
+	burstSize    = 100
 	burstCallers = 16
 )
 
@@ -79,13 +79,12 @@ func TestCluster(t *testing.T) {
 		c.rateLimit(t, report)
 	})
 
-	t.Run("throughput with one worker, then two again", func(t *testing.T) {
+	t.Run("throughput with one worker", func(t *testing.T) {
 		c.t = t
 		c.sh("stop", "worker2")
 		c.throughput(t, "one", report)
 		c.sh("start", "worker2")
 		c.waitReady("worker2")
-		c.throughput(t, "two-again", report)
 	})
 
 	t.Run("kill -9 of a worker during a burst loses and doubles nothing", func(t *testing.T) {
