@@ -72,6 +72,9 @@ func render(t *testing.T) map[string]object {
 // get walks a path of map keys and list indexes ("0").
 func get(v any, path ...string) any {
 	for _, p := range path {
+		if o, ok := v.(object); ok {
+			v = map[string]any(o)
+		}
 		switch x := v.(type) {
 		case map[string]any:
 			v = x[p]
