@@ -79,6 +79,10 @@ func startCluster(t *testing.T) *cluster {
 			t.Logf("cluster data and logs kept in %s", data)
 			return
 		}
+		// The unprivileged user's part may live elsewhere (/var/lib).
+		if home, err := os.Readlink(filepath.Join(data, "home")); err == nil {
+			_ = os.RemoveAll(home)
+		}
 		_ = os.RemoveAll(data)
 	})
 	began := time.Now()
