@@ -24,7 +24,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # and //workflowcheck:ignore comments, each with its reason.
 WORKFLOWCHECK := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
-.PHONY: run build test vet lint bench clean node-deps browser bench-oauth bench-webhooks bench-pipelines bench-dispatch bench-tracking bench-newsletters bench-hub bench-cms bench-flags bench-counts bench-notifier bench-ads bench-aggregation
+.PHONY: run build test vet lint bench clean cluster cluster-down cluster-tools cluster-packages test-cluster node-deps browser bench-oauth bench-webhooks bench-pipelines bench-dispatch bench-tracking bench-newsletters bench-hub bench-cms bench-flags bench-counts bench-notifier bench-ads bench-aggregation
 
 run: build ## everything in one process on the embedded defaults (./data)
 	$(BIN) dev
@@ -92,6 +92,37 @@ bench-tracking: build ## open pixel and click redirect requests/s against a get 
 
 bench-aggregation: build ## aggregation lag (p50/p99 from write to read model) under a steady write load against the raw write rate, both stores
 	./test/with-infra.sh $(GO) test -run '^$$' -bench 'AggregationLag' -benchtime 1000x -timeout 30m ./test/bench/
+
+# The scaled deployment on this machine (deploy/cluster.sh, docs/deploy.md):
+# Debian's PostgreSQL and nginx, and the Temporal server, its SQL tool, its
+# UI and FerretDB built from the module proxy (tools/cluster) once per
+# version into CLUSTER_TOOLS, named by a hash of what they are built from.
+CLUSTER_TOOLS ?= $(HOME)/.cache/platform/cluster-$(shell cat tools/cluster/go.mod tools/cluster/go.sum tools/cluster/clusterctl/*.go tools/cluster/ferretdb/*.go | sha256sum | cut -c1-16)
+CLUSTER_CMDS := temporal-server=go.temporal.io/server/cmd/server temporal-sql-tool=go.temporal.io/server/cmd/tools/sql \
+	temporal-ui-server=github.com/temporalio/ui-server/v2/cmd/server ferretdb=./ferretdb \
+	clusterctl=./clusterctl
+
+cluster: build cluster-packages cluster-tools ## start the cluster (data in ./cluster-data); prints where everything listens
+	CLUSTER_TOOLS=$(CLUSTER_TOOLS) deploy/cluster.sh up
+
+cluster-down: ## stop the cluster; the data stays in ./cluster-data
+	CLUSTER_TOOLS=$(CLUSTER_TOOLS) deploy/cluster.sh down
+
+test-cluster: build cluster-packages cluster-tools ## the Helm chart (lint, render), then a cluster of its own on fresh data: faults, the shared rate limit, throughput with one and two workers
+	cd tools/helm && GOWORK=off $(GO) test -count=1 ./...
+	CLUSTER_TOOLS=$(CLUSTER_TOOLS) PLATFORM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 30m ./test/cluster/
+
+cluster-packages:
+	@test -x /usr/sbin/nginx && ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql nginx; }
+
+cluster-tools: $(CLUSTER_TOOLS)/.built
+
+$(CLUSTER_TOOLS)/.built:
+	@mkdir -p $(CLUSTER_TOOLS)
+	cd tools/cluster && for c in $(CLUSTER_CMDS); do GOWORK=off $(GO) build -o $(CLUSTER_TOOLS)/$${c%%=*} $${c#*=} || exit 1; done
+	rm -rf $(CLUSTER_TOOLS)/ui-config && cp -r "$$(cd tools/cluster && GOWORK=off $(GO) list -m -f '{{.Dir}}' github.com/temporalio/ui-server/v2)/config" $(CLUSTER_TOOLS)/ui-config && chmod -R u+w $(CLUSTER_TOOLS)/ui-config
+	touch $@
 
 clean:
 	rm -rf bin

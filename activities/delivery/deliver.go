@@ -59,6 +59,10 @@ type Attempt struct {
 	Hook    store.Doc // the webhook record, secret included
 	Round   int       // 0: the dispatch; n: the n-th manual retry
 	N       int       // the attempt's number in its round, from 1
+	// Retake: the event was claimed before by a dispatcher that died or
+	// lost its lease; an attempt it already recorded delivered is not sent
+	// again.
+	Retake bool
 }
 
 // Outcome is how an attempt ended.
@@ -78,6 +82,11 @@ func (a *Activities) Try(ctx context.Context, at Attempt) (Outcome, error) {
 	cust, _ := tenant.Customer(ctx)
 	msg := webhook.Message{DeliveryID: webhook.DeliveryID(at.EventID, hookID), Event: at.Event.Name,
 		Timestamp: at.Event.Timestamp, Customer: cust, Data: at.Event.Data}
+	if at.Retake {
+		if out, ok := a.deliveredBefore(ctx, webhook.AttemptRecordID(msg.DeliveryID, at.Round, at.N)); ok {
+			return out, nil
+		}
+	}
 	target := targetOf(at.Hook)
 	var res attempt
 	secret, err := a.webhookSecret(cust, hookID, at.Hook["secret"])
@@ -101,6 +110,17 @@ func (a *Activities) Try(ctx context.Context, at Attempt) (Outcome, error) {
 		out.Error = res.summary()
 	}
 	return out, nil
+}
+
+// deliveredBefore answers the outcome of an attempt already recorded
+// delivered (by a dispatcher that died before marking its event).
+func (a *Activities) deliveredBefore(ctx context.Context, recordID string) (Outcome, bool) {
+	doc, err := a.Store.Collection(webhook.DeliveriesCollection).Get(ctx, recordID)
+	if err != nil || doc["status"] != webhook.StatusDelivered {
+		return Outcome{}, false
+	}
+	at, _ := doc["createdAt"].(time.Time)
+	return Outcome{Status: webhook.StatusDelivered, StatusCode: int(store.Int(doc["statusCode"])), At: at}, true
 }
 
 // judge turns an attempt's outcome into the activity's result.

@@ -52,14 +52,19 @@ func runRole(r role, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	started := time.Now()
-	var f *front
+	var f, h *front
 	if r.api {
 		if f, err = listen(cfg, log); err != nil {
 			return err
 		}
 		defer f.srv.Close()
+	} else if cfg.HealthAddr != "" {
+		if h, err = listenHealth(cfg, log); err != nil {
+			return err
+		}
+		defer h.srv.Close()
 	}
-	err = run(ctx, r, cfg, f, log, started)
+	err = run(ctx, r, cfg, fronts{f, h}, log, started)
 	if err != nil && ctx.Err() != nil {
 		log.Info("stopped during start-up", "error", err.Error())
 		return nil
@@ -69,7 +74,7 @@ func runRole(r role, args []string) error {
 
 // run starts the embedded servers, connects (retrying what may be late or
 // racing other replicas), wires the App and serves until SIGTERM.
-func run(ctx context.Context, r role, cfg *settings.Config, f *front, log *slog.Logger, started time.Time) error {
+func run(ctx context.Context, r role, cfg *settings.Config, f fronts, log *slog.Logger, started time.Time) error {
 	var emb embeddedServers
 	wantFerret := cfg.MongoURI == "" && cfg.EmbeddedStore == "ferretdb"
 	if err := emb.start(cfg, log, wantFerret, cfg.TemporalAddress == ""); err != nil {
@@ -140,9 +145,13 @@ func connect(ctx context.Context, cfg *settings.Config, log *slog.Logger, retry 
 	return st, tc, nil
 }
 
+// fronts are a process's listeners: the API's, or a worker's probes'.
+type fronts struct{ api, health *front }
+
 // serve switches the listener to the API and/or starts the worker, runs
 // until SIGTERM, then lets in-flight requests finish and the worker drain.
-func serve(ctx context.Context, r role, a *app.App, f *front, retry *retrier, log *slog.Logger, started time.Time) error {
+func serve(ctx context.Context, r role, a *app.App, fs fronts, retry *retrier, log *slog.Logger, started time.Time) error {
+	f := fs.api
 	var errc chan error // nil without an API: never receives
 	if f != nil {
 		f.serve(a.API.Handler())
@@ -155,6 +164,10 @@ func serve(ctx context.Context, r role, a *app.App, f *front, retry *retrier, lo
 		}
 		defer w.Stop() // drains: waits for running activities up to WorkerStopTimeout
 		log.Info("worker polling", "taskQueues", app.TaskQueues(a.Config.TaskQueue))
+		if fs.health != nil {
+			hs := workerReady(fs.health, a, log)
+			defer hs.Drain() // /readyz 503 while the worker drains
+		}
 	}
 	log.Info("platform ready", "startupMs", time.Since(started).Milliseconds())
 	select {

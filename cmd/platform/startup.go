@@ -25,35 +25,42 @@ const (
 
 // retrier repeats a start-up step that fails while a dependency is not
 // reachable yet or replicas race each other (two processes creating the
-// same indexes at once), until PLATFORM_STARTUP_TIMEOUT has passed since
-// the process started. Every failure is retried except a bad setting: an
-// error nobody classified ends, at the latest, at the time-out, and its
-// text is in the log from the first attempt on.
+// same indexes at once). A dependency over the network that does not
+// answer (transient.go) is waited for without end, so replicas and servers
+// may start in any order; a bad setting stops at once; any other failure
+// is retried until PLATFORM_STARTUP_TIMEOUT has passed since the process
+// started. Its text is in the log from the first attempt on.
 type retrier struct {
-	log      *slog.Logger
-	deadline time.Time
+	log         *slog.Logger
+	deadline    time.Time
+	remoteStore bool
 }
 
 func newRetrier(cfg *settings.Config, log *slog.Logger, started time.Time) *retrier {
-	return &retrier{log: log, deadline: started.Add(cfg.StartupTimeout)}
+	return &retrier{log: log, deadline: started.Add(cfg.StartupTimeout), remoteStore: cfg.MongoURI != ""}
 }
 
-// do runs step until it succeeds, fails for good, or time is up. The
-// step's context ends at the deadline, so a hanging attempt ends too.
+// do runs step until it succeeds, fails for good, or time is up. Each
+// attempt has attemptTimeout, so a hanging attempt ends too.
 func (r *retrier) do(ctx context.Context, step string, fn func(ctx context.Context) error) error {
-	ctx, cancel := context.WithDeadline(ctx, r.deadline)
-	defer cancel()
 	wait := firstRetryWait
 	for attempt := 1; ; attempt++ {
-		err := fn(ctx)
-		if err == nil || permanent(err) || errors.Is(ctx.Err(), context.Canceled) {
+		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+		err := fn(actx)
+		cancel()
+		if err == nil || permanent(err) || ctx.Err() != nil {
 			return err // done, hopeless, or the process is stopping
 		}
-		if ctx.Err() != nil || time.Until(r.deadline) < wait {
+		waiting := transient(err, r.remoteStore)
+		if !waiting && time.Until(r.deadline) < wait {
 			return fmt.Errorf("%s: still failing when PLATFORM_STARTUP_TIMEOUT ran out (attempts: %d): %w", step, attempt, err)
 		}
 		pause := jitter(wait)
-		r.log.Warn("start-up step failed; retrying", "step", step, "attempt", attempt, "retryIn", pause.String(), "error", err.Error())
+		until := "reachable"
+		if !waiting {
+			until = r.deadline.UTC().Format(time.RFC3339)
+		}
+		r.log.Warn("start-up step failed; retrying", "step", step, "attempt", attempt, "retryIn", pause.String(), "retryUntil", until, "error", err.Error())
 		select {
 		case <-ctx.Done():
 		case <-time.After(pause):

@@ -46,6 +46,7 @@ func Claim(ctx context.Context, st store.Store, owner string, ids []string, leas
 	now := time.Now().UTC()
 	n, err := st.Collection(Collection).UpdateMany(ctx, query.AllOf(idIn(ids), claimable(now)), store.Update{
 		Set: store.Doc{claimBy: owner, claimUntil: now.Add(lease)},
+		Inc: map[string]any{claims: int64(1)}, // ConfirmClaims' generation
 	})
 	return int(n), err
 }

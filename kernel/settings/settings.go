@@ -24,6 +24,7 @@ import (
 type Config struct {
 	DataDir           string
 	HTTPAddr          string
+	HealthAddr        string // a worker's probe listener; "" = none
 	MongoURI          string
 	MongoDatabase     string
 	StoreAddr         string // embedded MongoDB-wire server (platform infra, or dev with PLATFORM_STORE=ferretdb)
@@ -100,8 +101,8 @@ type Config struct {
 	// SandboxQueueTimeout is how long a call waits for a free sandbox
 	// child before it is refused (503, or a retryable step failure).
 	SandboxQueueTimeout time.Duration
-	// StartupTimeout bounds how long start-up retries a store or Temporal
-	// that is not reachable yet.
+	// StartupTimeout bounds how long start-up retries a failure other than
+	// an unreachable store or Temporal, which is waited for without end.
 	StartupTimeout time.Duration
 	// HTTP time-outs (api.NewHTTPServer): the headers, the whole request
 	// (headers and body), and an idle keep-alive connection.
@@ -192,6 +193,13 @@ func settings() []setting {
 	return append([]setting{
 		{"PLATFORM_DATA", "data", "./data", "directory of the embedded stores", func(c *Config, v string) error { c.DataDir = v; return nonEmpty(v) }},
 		{"PLATFORM_HTTP_ADDR", "http", ":8080", "HTTP listen address", func(c *Config, v string) error { c.HTTPAddr = v; return hostPort(v) }},
+		{"PLATFORM_HEALTH_ADDR", "health-addr", "", "worker: where it answers health probes (/healthz, /readyz, /metrics); empty: none", func(c *Config, v string) error {
+			c.HealthAddr = v
+			if v == "" {
+				return nil
+			}
+			return hostPort(v)
+		}},
 		{"MONGODB_URI", "mongodb-uri", "", "MongoDB URI; empty: embedded store", func(c *Config, v string) error { c.MongoURI = v; return mongoURI(v) }},
 		{"PLATFORM_MONGODB_DATABASE", "mongodb-database", "platform", "MongoDB database name", func(c *Config, v string) error { c.MongoDatabase = v; return nonEmpty(v) }},
 		{"PLATFORM_STORE_ADDR", "store-addr", "127.0.0.1:27017", "address of the embedded MongoDB-wire server", func(c *Config, v string) error { c.StoreAddr = v; return hostPort(v) }},
@@ -283,7 +291,7 @@ func settings() []setting {
 			return
 		}},
 		{"PLATFORM_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long SIGTERM waits for in-flight work", func(c *Config, v string) (err error) { c.ShutdownTimeout, err = duration(v); return }},
-		{"PLATFORM_STARTUP_TIMEOUT", "startup-timeout", "2m", "how long start-up retries a store or Temporal that is not reachable yet before the process exits", func(c *Config, v string) (err error) { c.StartupTimeout, err = duration(v); return }},
+		{"PLATFORM_STARTUP_TIMEOUT", "startup-timeout", "2m", "how long start-up retries a failure other than an unreachable store or Temporal (those are waited for without end) before the process exits", func(c *Config, v string) (err error) { c.StartupTimeout, err = duration(v); return }},
 		{"PLATFORM_HTTP_READ_HEADER_TIMEOUT", "http-read-header-timeout", "10s", "time a client has to send a request's headers", func(c *Config, v string) (err error) { c.HTTPReadHeaderTimeout, err = duration(v); return }},
 		{"PLATFORM_HTTP_READ_TIMEOUT", "http-read-timeout", "30s", "time a client has to send a whole request, headers and body", func(c *Config, v string) (err error) { c.HTTPReadTimeout, err = duration(v); return }},
 		{"PLATFORM_HTTP_IDLE_TIMEOUT", "http-idle-timeout", "2m", "how long an idle keep-alive connection stays open", func(c *Config, v string) (err error) { c.HTTPIdleTimeout, err = duration(v); return }},

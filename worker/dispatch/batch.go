@@ -64,9 +64,16 @@ func (d *Dispatcher) dispatchClaimed(ctx context.Context, customer string, ids [
 		return
 	}
 	docs := known
-	if n != len(ids) || known == nil {
+	racy := events.RacyUpdates(d.Store)
+	if n != len(ids) || known == nil || racy {
 		if docs, err = events.Claimed(cctx, d.Store, d.owner, ids); err != nil {
 			d.fault(ctx, customer, "read claimed events", err)
+			return
+		}
+	}
+	if racy {
+		if docs, err = events.ConfirmClaims(cctx, d.Store, d.owner, docs); err != nil {
+			d.fault(ctx, customer, "confirm event claims", err)
 			return
 		}
 	}
@@ -155,12 +162,15 @@ type eventJob struct {
 	pending  atomicCount
 	// abandoned: given up for a later sweep; it is never marked dispatched
 	abandoned atomic.Bool
+	// retake: claimed before (its claimer died or lost the lease)
+	retake bool
 }
 
 func newEventJob(d *Dispatcher, customer string, doc store.Doc) *eventJob {
 	e := &eventJob{d: d, customer: customer}
 	e.id, _ = doc["_id"].(string)
 	e.event = delivery.EventOf(doc)
+	e.retake = events.Retaken(doc)
 	return e
 }
 

@@ -151,7 +151,7 @@ func acquire(ctx context.Context, a, b chan struct{}) bool {
 func (ls *lanes) attempt(ctx context.Context, j job) (delivery.Outcome, error) {
 	actx := tenant.WithCustomer(context.WithoutCancel(ctx), j.ev.customer)
 	start := time.Now()
-	out, err := ls.d.Deliveries.Try(actx, delivery.Attempt{EventID: j.ev.id, Event: j.ev.event, Hook: j.hook, N: 1})
+	out, err := ls.d.Deliveries.Try(actx, delivery.Attempt{EventID: j.ev.id, Event: j.ev.event, Hook: j.hook, N: 1, Retake: j.ev.retake})
 	ls.d.metrics.attempt(out.Status, time.Since(start))
 	return out, err
 }
