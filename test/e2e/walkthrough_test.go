@@ -51,7 +51,7 @@ func walkthrough(t *testing.T, path string) string {
 	}
 	require.NoError(t, sc.Err())
 	require.NotZero(t, blocks, "%s has no %q block", path, walkthroughFence)
-	if path != "README.md" {
+	if filepath.Base(path) != "README.md" {
 		require.Equal(t, "## Try it", firstSection, "%s starts with its walk-through", path)
 	}
 	return b.String()
@@ -59,13 +59,14 @@ func walkthrough(t *testing.T, path string) string {
 
 // TestDocWalkthroughs runs the walk-through of the README and of every
 // module's guide against one fresh `platform dev`, as a reader pastes
-// them: in a folder holding bin/platform, with bash, curl and jq, each
+// them: in a folder holding bin/platform, with bash, curl and jq (and
+// python3 for the notifier's WebSocket), each
 // doc's blocks in one shell so that variables carry from block to
 // block. Every command must succeed (curl fails on an HTTP error), so
 // the docs cannot rot unnoticed.
 func TestDocWalkthroughs(t *testing.T) {
 	t.Parallel()
-	for _, tool := range []string{"bash", "curl", "jq"} {
+	for _, tool := range []string{"bash", "curl", "jq", "python3"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("the walk-throughs need %s (make browser installs it): %v", tool, err)
 		}
