@@ -8,11 +8,14 @@ package portal
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
 	"platform/api"
+	"platform/kernel/resource"
 	"platform/kernel/settings"
 )
 
@@ -32,6 +35,11 @@ type Deps struct {
 	Modules func() []string
 	// Sites lists the gateway site's published pages (nil: none).
 	Sites SitesFunc
+	// Hosts are the platform's own host names (the gateway's, the token
+	// service's, ...): the pages answer on them, on IP addresses and on
+	// localhost, and nowhere else, so a customer's domain pointed at the
+	// platform before its page claims it never shows them.
+	Hosts []string
 	// Docs are the documentation pages the platform serves at /docs/
 	// (nil: none; the landing page then leaves the link out).
 	Docs *Docs
@@ -56,13 +64,28 @@ func New(d Deps) *Portal {
 // with Docs, /docs/ and /docs/<page>.md.
 func (p *Portal) Mount(r Router) {
 	for _, m := range []string{http.MethodGet, http.MethodHead} {
-		r.HandleRootLimited(m, "/", p.landing)
-		r.HandleRootLimited(m, "/reference", p.referenceIndex)
-		r.HandleRootLimited(m, "/reference/:module", p.referenceModule)
+		r.HandleRootLimited(m, "/", p.onPlatformHost(p.landing))
+		r.HandleRootLimited(m, "/reference", p.onPlatformHost(p.referenceIndex))
+		r.HandleRootLimited(m, "/reference/:module", p.onPlatformHost(p.referenceModule))
 		if p.d.Docs != nil {
-			r.HandleRootLimited(m, "/docs/", p.docsIndex)
-			r.HandleRootLimited(m, "/docs/:page", p.docsPage)
+			r.HandleRootLimited(m, "/docs/", p.onPlatformHost(p.docsIndex))
+			r.HandleRootLimited(m, "/docs/:page", p.onPlatformHost(p.docsPage))
 		}
+	}
+}
+
+// onPlatformHost answers as if the route did not exist on any other host.
+func (p *Portal) onPlatformHost(h api.HandlerFunc) api.HandlerFunc {
+	return func(req *api.Request) (*api.Response, error) {
+		host := req.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		host = strings.ToLower(strings.TrimSuffix(host, "."))
+		if host != "localhost" && net.ParseIP(strings.Trim(host, "[]")) == nil && !slices.Contains(p.d.Hosts, host) {
+			return nil, api.NewError(http.StatusNotFound, resource.CodeNotFound, "", "no such endpoint")
+		}
+		return h(req)
 	}
 }
 

@@ -23,6 +23,8 @@ func (a *App) startPortal(site *cms.Site) {
 		}
 		return out, err
 	}
-	portal.New(portal.Deps{Config: a.Config, OpenAPI: a.API.OpenAPIAll, Modules: a.API.ModuleNames,
-		Sites: sites, Docs: &portal.Docs{FS: docs.FS}}).Mount(a.API)
+	cfg := a.Config
+	hosts := hostsOf(cfg.GatewayURL, cfg.AuthURL, cfg.LoginURL, cfg.AuditURL, cfg.TrackingURL, cfg.ConsoleURL(), "http://"+cfg.PlatformDomain)
+	portal.New(portal.Deps{Config: cfg, OpenAPI: a.API.OpenAPIAll, Modules: a.API.ModuleNames,
+		Sites: sites, Hosts: hosts, Docs: &portal.Docs{FS: docs.FS}}).Mount(a.API)
 }

@@ -96,6 +96,16 @@ func landingPage(t *testing.T, p *testenv.Platform) {
 		assert.NotContains(t, body, "Temporal UI", "no link where no UI is known")
 	}
 
+	// Not on a host that is not the platform's (a customer's domain
+	// pointed here before a page claims it).
+	req, err := http.NewRequest(http.MethodGet, p.URL+"/", nil)
+	require.NoError(t, err)
+	req.Host = "www.unknown.test"
+	other, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	other.Body.Close()
+	assert.Equal(t, http.StatusNotFound, other.StatusCode)
+
 	res, body = get(t, p, "/", "application/json")
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	var env struct {
