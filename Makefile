@@ -49,10 +49,13 @@ bench: build ## REST benchmark on both stores (API against the raw store, same r
 	./test/with-infra.sh $(GO) test -run '^$$' -bench 'BenchmarkREST' -benchtime 2000x -count 3 ./test/bench/
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./kernel/store/sqlitestore/
 
-# Debian's chromium drives the consent page in oauth's browser test; CI runs
-# as root on a fresh Debian machine.
+# Debian's chromium drives the consent page in oauth's browser test; curl,
+# jq and python3 run the docs' walk-throughs (test/e2e); CI runs as root on
+# a fresh Debian machine.
 browser:
 	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+	@command -v curl >/dev/null && command -v jq >/dev/null && command -v python3 >/dev/null || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl jq python3; }
 
 bench-oauth: build ## token issuance and API calls with token verification
 	./test/with-infra.sh $(GO) test -run '^$$' -bench 'OAuth' -benchtime 3s ./test/bench/

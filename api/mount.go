@@ -35,6 +35,13 @@ func (s *Server) HandleRoot(method, path string, h HandlerFunc) {
 	s.engine.Handle(method, path, s.adapt(h))
 }
 
+// HandleRootLimited adds a public route at the gateway root that counts
+// against the anonymous rate limit like every unauthenticated call (pages
+// for people: the landing page, the API reference).
+func (s *Server) HandleRootLimited(method, path string, h HandlerFunc) {
+	s.engine.Handle(method, path, s.limit, s.adapt(h))
+}
+
 // Handle adds a route that needs right.
 func (m *ModuleRouter) Handle(method, path, right string, h HandlerFunc) {
 	m.group.Handle(method, path, requireRight(right), m.s.adapt(h))

@@ -397,7 +397,7 @@ func envelopeSchema() obj {
 				"errors":       obj{"type": "array", "items": obj{"type": "object", "required": []any{"code", "message"}, "properties": obj{"code": str, "message": str, "field": str, "line": obj{"type": "integer"}, "column": obj{"type": "integer"}}}},
 				"version":      obj{"type": "object", "required": []any{"host", "core"}, "properties": obj{"host": str, "core": str}},
 				"rateLimit":    obj{"type": "object", "properties": obj{"limit": str, "reset": str, "remaining": str, "resetDate": str}},
-				"responseTime": obj{"type": "number"}, "code": obj{"type": "integer"},
+				"responseTime": obj{"type": "number", "description": "how long the platform took to answer, in milliseconds (with microseconds)"}, "code": obj{"type": "integer"},
 				// A named schema: oapi-codegen leaves an inline enum undefined when
 				// allOf merges the envelope into each answer's YAML type.
 				"status": obj{"$ref": "#/components/schemas/Status"}, "error": obj{"type": "boolean"},

@@ -24,6 +24,7 @@ import (
 type Request struct {
 	Ctx       context.Context
 	Method    string
+	Host      string // as the client sent it (host or host:port)
 	Params    map[string]string
 	Query     url.Values
 	Principal *auth.Principal
@@ -168,6 +169,7 @@ func newRequest(c *gin.Context, maxBody int64) *Request {
 	return &Request{
 		Ctx:       c.Request.Context(),
 		Method:    c.Request.Method,
+		Host:      c.Request.Host,
 		Params:    params,
 		Query:     c.Request.URL.Query(),
 		Principal: auth.From(c.Request.Context()),

@@ -119,6 +119,8 @@ func New(d Deps) *Server {
 		return nil, NewError(http.StatusMethodNotAllowed, CodeMethod, "", "method not allowed on this endpoint")
 	}))
 	s.engine.GET("/events", s.limit, s.authenticate, s.adapt(s.eventNames))
+	s.engine.GET("/openapi.json", s.limit, s.adapt(s.allOpenAPI("json")))
+	s.engine.GET("/openapi.yaml", s.limit, s.adapt(s.allOpenAPI("yaml")))
 	return s
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -111,7 +112,7 @@ const (
 func stepDoc(r contract.StepRecord, index int) store.Doc {
 	d := store.Doc{
 		"id": r.ID, "type": r.Type, "status": r.Status,
-		"startedAt": r.StartedAt.UTC().Truncate(time.Millisecond), "duration": r.DurationMs,
+		"startedAt": r.StartedAt.UTC().Truncate(time.Millisecond), "duration": wholeMs(r.DurationMs),
 	}
 	if index < MaxDetailedSteps {
 		d["input"], d["output"] = capped(r.Input), capped(r.Output)
@@ -190,6 +191,10 @@ func ignoreMissing(err error) error {
 	}
 	return err
 }
+
+// wholeMs rounds a duration to whole milliseconds, the unit of every
+// duration the API shows (docs/decisions.md, "Durations").
+func wholeMs(ms float64) float64 { return math.Round(ms) }
 
 func totalMs(start, end time.Time) float64 {
 	if start.IsZero() {

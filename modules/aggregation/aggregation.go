@@ -108,7 +108,7 @@ func modelsSchema() map[string]any {
 		"properties": map[string]any{
 			"name": str, "title": str, "path": str, "right": str, "filterable": strs, "sortable": strs,
 			"appliedAt": map[string]any{"type": "string", "format": "date-time"}, "rebuiltAt": map[string]any{"type": "string", "format": "date-time"},
-			"lastLagMs": map[string]any{"type": "integer", "minimum": 0},
+			"lastLagMs": map[string]any{"type": "integer", "minimum": 0, "description": "the longest lag of the last batch from write to read model, in milliseconds"},
 			"rebuild":   map[string]any{"type": "object", "additionalProperties": false, "properties": map[string]any{"records": map[string]any{"type": "integer", "minimum": 0}}},
 		}}}
 }
@@ -166,8 +166,8 @@ func newsletterFunnels() *resource.Resource {
 
 func durationFields() []resource.Field {
 	return []resource.Field{
-		{Name: "p50Ms", Type: resource.TNumber, Filter: true, Sort: true, Description: "median duration in ms (within 1 %: a bounded histogram)"},
-		{Name: "p95Ms", Type: resource.TNumber, Filter: true, Sort: true, Description: "95th percentile duration in ms (within 1 %)"},
+		{Name: "p50Ms", Type: resource.TNumber, Filter: true, Sort: true, Description: "median duration in milliseconds (within 1 %: a bounded histogram)"},
+		{Name: "p95Ms", Type: resource.TNumber, Filter: true, Sort: true, Description: "95th percentile duration in milliseconds (within 1 %)"},
 		{Name: "failureRate", Type: resource.TNumber, Filter: true, Sort: true, Description: "failures divided by the total, 0 to 1"},
 	}
 }

@@ -22,7 +22,7 @@ func WebhookDeliveries() *resource.Resource {
 			{Name: "status", Type: resource.TString, Enum: []string{webhook.StatusDelivered, webhook.StatusFailed}, Filter: true, Sort: true},
 			{Name: "statusCode", Type: resource.TInteger, Filter: true, Description: "the receiver's HTTP status; absent when it did not answer"},
 			{Name: "error", Type: resource.TString, Description: "why the attempt failed"},
-			{Name: "durationMs", Type: resource.TInteger, Filter: true, Sort: true},
+			{Name: "durationMs", Type: resource.TInteger, Filter: true, Sort: true, Description: "how long the attempt took, in milliseconds"},
 		},
 	}
 }

@@ -33,7 +33,7 @@ func Functions(d Deps) *resource.Resource {
 			{Name: "description", Type: resource.TString, MaxLen: 2000},
 			{Name: "code", Type: resource.TString, Required: true, MaxLen: MaxFunctionCode,
 				Description: "body of a function of one argument input that returns the output, e.g. return { sum: input.a + input.b }. The sandbox offers the ECMAScript built-ins and console.log only"},
-			{Name: "timeoutMs", Type: resource.TInteger, Default: int64(DefaultFunctionTimeoutMs), Range: resource.Between(1, MaxFunctionTimeoutMs), Description: "wall-clock limit of one call in ms"},
+			{Name: "timeoutMs", Type: resource.TInteger, Default: int64(DefaultFunctionTimeoutMs), Range: resource.Between(1, MaxFunctionTimeoutMs), Description: "wall-clock limit of one call in milliseconds"},
 			{Name: "deployedVersion", Type: resource.TInteger, ReadOnly: true, Filter: true, Description: "the version invoke and pipelines run; 0: never deployed"},
 			{Name: "deployedAt", Type: resource.TDate, ReadOnly: true, Filter: true, Sort: true},
 			{Name: "undeployedChanges", Type: resource.TBool, ReadOnly: true, Filter: true, Description: "code or timeoutMs changed since the last deploy"},
@@ -125,7 +125,7 @@ func invokeFunction(ctx context.Context, d Deps, call *resource.ActionCall) (*re
 	if err != nil {
 		return nil, sandboxUnavailable(err, "the sandbox is unavailable")
 	}
-	out := map[string]any{"output": nil, "logs": res.Logs, "durationMs": res.DurationMs, "version": fn.Version}
+	out := map[string]any{"output": nil, "logs": res.Logs, "durationMs": math.Round(res.DurationMs), "version": fn.Version}
 	if res.Logs == nil {
 		out["logs"] = []string{}
 	}

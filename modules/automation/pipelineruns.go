@@ -29,7 +29,7 @@ func PipelineRuns(d Deps) *resource.Resource {
 		{Name: "output", Type: resource.TAny},
 		{Name: "error", Type: resource.TObject, Fields: stepError},
 		{Name: "logs", Type: resource.TArray, Items: &resource.Field{Type: resource.TString}, Description: "console.log lines of user code"},
-		{Name: "duration", Type: resource.TNumber, Description: "milliseconds"},
+		{Name: "duration", Type: resource.TNumber, Description: "how long the step took, in whole milliseconds"},
 		{Name: "startedAt", Type: resource.TDate},
 		{Name: "attempts", Type: resource.TInteger},
 	}
@@ -46,7 +46,7 @@ func PipelineRuns(d Deps) *resource.Resource {
 			{Name: "steps", Type: resource.TArray, Items: &resource.Field{Type: resource.TObject, Fields: step},
 				Description: "the executed steps in order; the first 200 with input, output and logs (each capped at 16 KiB), later ones with status, duration and error"},
 			{Name: "stepCount", Type: resource.TInteger, Filter: true, Sort: true, Description: "steps executed so far"},
-			{Name: "totalDuration", Type: resource.TNumber, Sort: true, Description: "milliseconds from start to end"},
+			{Name: "totalDuration", Type: resource.TNumber, Sort: true, Description: "how long the run took from start to end, in whole milliseconds"},
 			{Name: "startedAt", Type: resource.TDate, Filter: true, Sort: true},
 			{Name: "endedAt", Type: resource.TDate, Filter: true, Sort: true},
 			{Name: "output", Type: resource.TAny, Description: "the last successful step's output"},

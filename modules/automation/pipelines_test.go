@@ -2,6 +2,7 @@ package automation_test
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -169,12 +170,14 @@ func TestPipelineVersionsAndManualRun(t *testing.T) {
 		st := s.(map[string]any)
 		require.Equal(t, "success", st["status"], "%v", st)
 		require.Contains(t, st, "input")
-		require.Contains(t, st, "duration")
+		// Whole milliseconds, like totalDuration (docs/decisions.md, "Durations").
+		require.Equal(t, math.Trunc(st["duration"].(float64)), st["duration"], "%v", st)
 	}
 	task := steps[2].(map[string]any)["output"].(map[string]any)
 	require.Equal(t, "Call Ada", task["title"])
 	require.Equal(t, id, task["createdBy"], "records a pipeline writes name it as their author")
 	require.Greater(t, run["totalDuration"].(float64), 0.0)
+	require.Equal(t, math.Trunc(run["totalDuration"].(float64)), run["totalDuration"])
 
 	// The else branch ends the run after the condition.
 	run = waitRun(t, p, tok, runOf(t, p.Do("POST", "/automation/pipelines/"+id+"/actions/run", tok, map[string]any{"input": map[string]any{"name": "Bob"}})))

@@ -19,7 +19,7 @@ import (
 func WebhookRetries() *resource.Resource {
 	attempt := []resource.Field{
 		{Name: "round", Type: resource.TInteger}, {Name: "attempt", Type: resource.TInteger}, {Name: "at", Type: resource.TDate},
-		{Name: "statusCode", Type: resource.TInteger}, {Name: "error", Type: resource.TString}, {Name: "durationMs", Type: resource.TInteger},
+		{Name: "statusCode", Type: resource.TInteger}, {Name: "error", Type: resource.TString}, {Name: "durationMs", Type: resource.TInteger, Description: "how long the attempt took, in milliseconds"},
 	}
 	return &resource.Resource{
 		Plural: webhook.RetriesCollection, Title: "retried or parked webhook delivery", ReadOnly: true,

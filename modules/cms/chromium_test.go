@@ -58,7 +58,8 @@ func TestPageInChromium(t *testing.T) {
 	snip := e.do(http.MethodPost, "/cms/snippets", map[string]any{"name": "footer", "blocks": []any{map[string]any{"type": "text", "body": "Footer"}}}, http.StatusCreated)
 	list := append(blocksOf(t, everyType),
 		map[string]any{"type": "text", "body": "Hostile <script>alert(1)</script><img src=x onerror=alert(2)> [x](javascript:alert(3))", "order": 110},
-		map[string]any{"type": "snippet", "snippetId": snip["_id"], "order": 120})
+		map[string]any{"type": "snippet", "snippetId": snip["_id"], "order": 120},
+		map[string]any{"type": "hero", "headline": "No picture", "subline": "Just words", "order": 130})
 	page := e.page(map[string]any{"slug": "all-blocks", "title": "All blocks", "blocks": list})
 	e.publish(page["_id"].(string))
 
@@ -81,4 +82,18 @@ func TestPageInChromium(t *testing.T) {
 	require.Len(t, frames, 1)
 	assert.True(t, strings.HasPrefix(frames[0], "https://www.youtube-nocookie.com/embed/"), frames[0])
 	assert.Empty(t, errs.list(), "console errors")
+
+	// A hero without a picture is as tall as its words: no empty band
+	// (issue 30, item 11); one with a picture keeps its height.
+	heroes, err := chromedp.Run(ctx, chromedp.Evaluate[[][]float64](`[...document.querySelectorAll('.block-hero')].map(s =>
+		[s.querySelector('.hero-image') ? 1 : 0, s.getBoundingClientRect().height, s.querySelector('.hero-text').getBoundingClientRect().height])`))
+	require.NoError(t, err)
+	require.Len(t, heroes, 2)
+	for _, h := range heroes {
+		if h[0] == 1 {
+			assert.GreaterOrEqual(t, h[1], 320.0, "a hero with a picture keeps its height: %v", h)
+		} else {
+			assert.LessOrEqual(t, h[1]-h[2], 66.0, "a hero without a picture leaves no band, only the block's padding: %v", h)
+		}
+	}
 }

@@ -208,3 +208,28 @@ func (s *Site) css(req *api.Request) *api.Response {
 	}
 	return &api.Response{Raw: blocks.CSS(), ContentType: "text/css; charset=utf-8", Header: h}
 }
+
+// SitePage is a published page of the gateway's site, as the landing page
+// links it.
+type SitePage struct{ Title, Path string }
+
+// Pages lists up to limit published pages of the gateway's customer (none
+// when no customer is configured), in the store's natural order: a cheap
+// read (unsorted pages are the fast ones on every store).
+func (s *Site) Pages(ctx context.Context, limit int) ([]SitePage, error) {
+	customer := s.gatewayCustomer(ctx)
+	if customer == "" {
+		return nil, nil
+	}
+	ctx = tenant.WithCustomer(ctx, customer)
+	docs, err := s.Store.Collection(pages.Pages).Find(ctx, store.FindOptions{Limit: int64(limit), Fields: []string{"title", "locale", "slug"},
+		Filter: query.Eq("published", true)})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SitePage, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, SitePage{Title: str(d["title"]), Path: "/site/" + str(d["locale"]) + "/" + str(d["slug"])})
+	}
+	return out, nil
+}

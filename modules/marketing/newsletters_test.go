@@ -69,7 +69,10 @@ func TestNewsletterSendsToFilteredConsumers(t *testing.T) {
 			require.Contains(t, html, "Hello Ada")
 			require.Equal(t, ada, log[0]["consumer"])
 		}
-		require.Contains(t, m.Part("text/plain"), "Hello")
+		// The text part reads like the HTML: one paragraph a line, links
+		// with their address (issue 30: it used to run words together).
+		text := strings.ReplaceAll(m.Part("text/plain"), "\r\n", "\n")
+		require.Regexp(t, `(?m)^Hello \w+ from .+,\n\nthe sale \(http\S+/t/c/\S+\)\n\nunsubscribe \(http\S+/t/u/\S+\)$`, text)
 	}
 	require.Len(t, e.eventsEventually("newsletters.sent", 1), 1)
 	r := e.p.Do(http.MethodGet, "/marketing/maillogs?newsletter="+id, e.tok, nil)

@@ -216,7 +216,7 @@ func New(ctx context.Context, cfg *settings.Config, st store.Store, tc client.Cl
 		return nil, err
 	}
 	a.startTracking()
-	a.startSite()
+	a.startPortal(a.startSite())
 	a.wireNotifier()
 	if err := a.startConsole(); err != nil {
 		return nil, err

@@ -58,10 +58,11 @@ func (a *App) cmsDeps() cms.Deps {
 }
 
 // startSite serves the published pages.
-func (a *App) startSite() {
+func (a *App) startSite() *cms.Site {
 	site := &cms.Site{Store: a.Store, Customer: a.siteCustomer(), PlatformDomain: a.Config.PlatformDomain, Log: a.Log,
 		PlatformHosts: hostsOf(a.Config.GatewayURL, a.Config.AuthURL, a.Config.LoginURL, a.Config.AuditURL, a.Config.TrackingURL)}
 	site.Mount(a.API)
+	return site
 }
 
 // hostsOf are the lower-case host names of the URLs.

@@ -3,6 +3,7 @@ package app_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -68,4 +69,48 @@ func roundTrip(t *testing.T, doc map[string]any) map[string]any {
 func asSlice(v any) []any {
 	s, _ := v.([]any)
 	return s
+}
+
+// TestEveryDurationSaysItsUnit: one unit for every duration the API shows
+// (docs/decisions.md, "Durations"): a property named like a duration says
+// "milliseconds" in its description, so `duration: 1` beside
+// `totalDuration: 34` reads without guessing (issue 30, item 11).
+func TestEveryDurationSaysItsUnit(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewPlatform(t, testenv.Options{})
+	seen := 0
+	for _, module := range p.API.ModuleNames() {
+		doc := roundTrip(t, p.API.OpenAPIDocument(module))
+		walkProperties(doc, "", func(at, name string, schema map[string]any) {
+			lower := strings.ToLower(name)
+			if !strings.Contains(lower, "duration") && !strings.HasSuffix(name, "Ms") {
+				return
+			}
+			seen++
+			desc, _ := schema["description"].(string)
+			assert.Contains(t, desc, "milliseconds", "%s: %s %s has no unit in its description", module, at, name)
+		})
+	}
+	require.Greater(t, seen, 3, "the walk found the durations")
+}
+
+// walkProperties calls f for every property of every schema under v.
+func walkProperties(v any, at string, f func(at, name string, schema map[string]any)) {
+	switch v := v.(type) {
+	case map[string]any:
+		if props, ok := v["properties"].(map[string]any); ok {
+			for name, s := range props {
+				if s, ok := s.(map[string]any); ok {
+					f(at, name, s)
+				}
+			}
+		}
+		for k, c := range v {
+			walkProperties(c, at+"/"+k, f)
+		}
+	case []any:
+		for _, c := range v {
+			walkProperties(c, at, f)
+		}
+	}
 }

@@ -127,7 +127,7 @@ func TestRenderEachType(t *testing.T) {
 			assert.Equal(t, "A1", textOf(elements(m, "strong")[0]))
 		}},
 		{"pricing", `{"type":"pricing","plans":[{"name":"Pro","price":1234.5,"currency":"CHF","period":"year","features":["a","b"],"cta":{"label":"Buy","url":"https://a.test/"}}]}`, func(t *testing.T, m *html.Node) {
-			assert.Equal(t, "Pro1,234.50 CHF per yearabBuy", textOf(elements(m, "li")[0]))
+			assert.Equal(t, "ProCHF\u00a01,234.50 per yearabBuy", textOf(elements(m, "li")[0]))
 			assert.Equal(t, "https://a.test/", attr(elements(m, "a")[0], "href"))
 		}},
 		{"testimonials", `{"type":"testimonials","items":[{"quote":"Q","author":"A","role":"R","avatar":"https://i.test/a.png"},{"quote":"Q2","author":"B"}]}`, func(t *testing.T, m *html.Node) {
@@ -237,8 +237,24 @@ func TestLocale(t *testing.T) {
 		_, doc := renderPage(t, Input{Locale: locale})
 		assert.Equal(t, want, attr(elements(doc, "html")[0], "lang"))
 	}
-	_, doc := renderPage(t, Input{Locale: "de-CH", Blocks: valid(t, `[{"type":"pricing","plans":[{"name":"P","price":1234.5,"currency":"EUR","period":"month"}]}]`)})
-	assert.Equal(t, "1’234.50 EUR pro Monat", textOf(elements(doc, "p")[0]))
+}
+
+// TestPriceInTheLocalesFormat: a price reads as the page's locale writes
+// money: the symbol's place, the separators, no decimals for a whole
+// amount (issue 30, item 11).
+func TestPriceInTheLocalesFormat(t *testing.T) {
+	for _, tc := range []struct{ locale, price, currency, want string }{
+		{"de-CH", "1234.5", "EUR", "€\u00a01'234.50 pro Monat"},
+		{"de", "29", "EUR", "29\u00a0€ pro Monat"},
+		{"de", "9.9", "EUR", "9,90\u00a0€ pro Monat"},
+		{"en", "9.9", "EUR", "€9.90 per month"},
+		{"en", "1234", "USD", "$1,234 per month"},
+		{"fr", "1234.5", "EUR", "1\u202f234,50\u00a0€ par mois"},
+		{"", "5", "GBP", "£5 per month"},
+	} {
+		_, doc := renderPage(t, Input{Locale: tc.locale, Blocks: valid(t, `[{"type":"pricing","plans":[{"name":"P","price":`+tc.price+`,"currency":"`+tc.currency+`","period":"month"}]}]`)})
+		assert.Equal(t, tc.want, textOf(elements(doc, "p")[0]), "%s %s %s", tc.locale, tc.price, tc.currency)
+	}
 }
 
 func TestUnsafeStylesheetIsLeftOut(t *testing.T) {

@@ -6,12 +6,10 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
-	"golang.org/x/text/currency"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
-	"golang.org/x/text/number"
+	"github.com/bojanz/currency"
 )
 
 // view is what a block's template gets: the block, its classes and what
@@ -127,24 +125,28 @@ func classes(doc map[string]any) string {
 }
 
 // amount is a plan's price as the template shows it.
-type amount struct{ Amount, Currency, Period string }
+type amount struct{ Amount, Period string }
 
-// price formats a plan's price in the page's language: whole amounts
-// without decimals (29), others with two (9.90, 9,90 in German).
+// price formats a plan's price as the page's locale writes amounts of
+// money (CLDR, by bojanz/currency: 29 € in German, €29 in English,
+// CHF 1'234.50 in Swiss German): whole amounts without decimals, others
+// with the currency's digits. x/text/currency puts the symbol first
+// whatever the locale, hence the library.
 func price(locale string, plan map[string]any) *amount {
 	x, ok := numeric(plan["price"])
-	cur := text(plan, "currency")
-	if _, err := currency.ParseISO(cur); !ok || err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+	code := text(plan, "currency")
+	if !ok || !currency.IsValid(code) || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
 		return nil
 	}
-	digits := 2
-	if x == math.Trunc(x) {
-		digits = 0
+	a, err := currency.NewAmount(strconv.FormatFloat(x, 'f', -1, 64), code)
+	if err != nil {
+		return nil
 	}
-	tag, _ := language.Parse(locale)
-	p := message.NewPrinter(tag)
-	return &amount{Amount: p.Sprint(number.Decimal(x, number.MinFractionDigits(digits), number.MaxFractionDigits(digits))),
-		Currency: cur, Period: msg(locale, text(plan, "period"))}
+	f := currency.NewFormatter(currency.NewLocale(pageLocale(locale)))
+	if x == math.Trunc(x) {
+		f.MinDigits = 0
+	}
+	return &amount{Amount: f.Format(a), Period: msg(locale, text(plan, "period"))}
 }
 
 var localeTag = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$`)

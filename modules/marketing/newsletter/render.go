@@ -45,16 +45,3 @@ func Track(body string, sg tracking.Signer, customer, logID, unsubscribeURL stri
 	}
 	return body + pixel
 }
-
-var (
-	tagRE    = regexp.MustCompile(`(?s)<(script|style)\b.*?</(script|style)>|<[^>]*>`)
-	blanksRE = regexp.MustCompile(`\n[ \t]*\n(\s*\n)+`)
-)
-
-// PlainText is a readable text alternative of an HTML body: the tags
-// dropped, entities decoded.
-func PlainText(body string) string {
-	text := tagRE.ReplaceAllString(body, "")
-	text = html.UnescapeString(text)
-	return strings.TrimSpace(blanksRE.ReplaceAllString(text, "\n\n"))
-}

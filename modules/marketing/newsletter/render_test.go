@@ -40,3 +40,29 @@ func TestPlainTextDropsTagsAndDecodes(t *testing.T) {
 		t.Errorf("PlainText = %q", got)
 	}
 }
+
+// TestPlainTextKeepsWordsApart: the text part reads like the HTML does
+// (issue 30: "Hi Alan!Read our news.Unsubscribe").
+func TestPlainTextKeepsWordsApart(t *testing.T) {
+	for _, tc := range []struct{ name, html, want string }{
+		{"paragraphs and the opt-out link",
+			`<html><head><title>News</title></head><body><h1>Hi Alan!</h1><p>Read our <b>news</b>.</p>` +
+				`<p><a href="https://t.example/u/1">Unsubscribe</a></p><img src="https://t.example/o.gif" alt="" width="1"></body></html>`,
+			"Hi Alan!\n\nRead our news.\n\nUnsubscribe (https://t.example/u/1)"},
+		{"divs and line breaks", "<div>Hi</div><div>there<br>you</div>", "Hi\nthere\nyou"},
+		{"lists", "<p>Menu:</p><ul><li>Fish</li><li>Chips<ol><li>salt</li><li>vinegar</li></ol></li></ul><p>End</p>",
+			"Menu:\n\n- Fish\n- Chips\n1. salt\n2. vinegar\n\nEnd"},
+		{"a table row per line", "<table><tr><td>Plan</td><td>Price</td></tr><tr><td>Pro</td><td>9</td></tr></table>",
+			"Plan Price\nPro 9"},
+		{"whitespace collapses, entities decode", "<p>  Fish\n\t &amp;\n chips </p>", "Fish & chips"},
+		{"a link that shows its address once", `<p>See <a href="https://x.example">https://x.example</a> now</p>`, "See https://x.example now"},
+		{"mailto and relative links", `<p><a href="mailto:me@example.com">Write</a> or <a href="/here">here</a></p>`, "Write (me@example.com) or here"},
+		{"preformatted text kept", "<pre>a  b\n  c</pre><p>d</p>", "a  b\n  c\n\nd"},
+		{"scripts and styles leave nothing", "<p>a<script>x()</script><style>p{}</style>b</p>", "ab"},
+		{"an image's alt text", `<p>Logo: <img src="l.png" alt="ACME"></p>`, "Logo: ACME"},
+	} {
+		if got := PlainText(tc.html); got != tc.want {
+			t.Errorf("%s: PlainText = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
