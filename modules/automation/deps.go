@@ -42,9 +42,12 @@ type Deps struct {
 	CronMinInterval time.Duration
 }
 
-// Sealer seals the secrets of one record of a customer (credentials.Vault).
+// Sealer seals the secrets of one record of a customer (credentials.Vault)
+// and notes in the store that sealed values exist, so that no process
+// starts with a key that cannot open them.
 type Sealer interface {
 	Seal(customer, recordID string, plain map[string]any) (store.Doc, error)
+	NoteSealed(ctx context.Context, st store.Store) error
 }
 
 // CodeRunner runs and checks user code in the sandbox.

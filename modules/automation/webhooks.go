@@ -133,6 +133,11 @@ func sealSecret(ctx context.Context, d Deps, w *resource.Write) error {
 	if err != nil {
 		return err
 	}
+	// From now on the store holds a value under this key: no process may
+	// start with another one (a lost master.key is refused, not replaced).
+	if err := d.Vault.NoteSealed(ctx, w.Service.Store); err != nil {
+		return resource.Unavailable("secret storage is unavailable; try again").WithCause(err)
+	}
 	w.New["secret"] = sealed
 	return nil
 }
