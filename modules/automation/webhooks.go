@@ -67,6 +67,8 @@ func webhookWrite(ctx context.Context, d Deps, w *resource.Write) error {
 	if err := events.Subscribe(ctx, w.Service.Store, store.Strings(w.New["events"])...); err != nil {
 		return err
 	}
+	u, _ := w.New["url"].(string)
+	d.warnRefused(ctx, "url", u)
 	w.New["signed"] = w.New["secret"] != nil
 	if err := sealSecret(ctx, d, w); err != nil {
 		return err
