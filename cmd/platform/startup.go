@@ -26,9 +26,9 @@ const (
 // retrier repeats a start-up step that fails while a dependency is not
 // reachable yet or replicas race each other (two processes creating the
 // same indexes at once), until PLATFORM_STARTUP_TIMEOUT has passed since
-// the process started. Every failure is retried except a bad setting: an
-// error nobody classified ends, at the latest, at the time-out, and its
-// text is in the log from the first attempt on.
+// the process started. Every failure is retried except the permanent ones
+// (failfast.go): an error nobody classified ends, at the latest, at the
+// time-out, and its text is in the log from the first attempt on.
 type retrier struct {
 	log      *slog.Logger
 	deadline time.Time
@@ -62,12 +62,6 @@ func (r *retrier) do(ctx context.Context, step string, fn func(ctx context.Conte
 	}
 }
 
-// permanent errors are those no retry can fix: a bad setting.
-func permanent(err error) bool {
-	var inv *settings.InvalidError
-	return errors.As(err, &inv)
-}
-
 // jitter returns a wait between d/2 and d.
 func jitter(d time.Duration) time.Duration {
 	return d/2 + rand.N(d/2+1)
@@ -85,7 +79,7 @@ type front struct {
 func listen(cfg *settings.Config, log *slog.Logger) (*front, error) {
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s (PLATFORM_HTTP_ADDR): %w", cfg.HTTPAddr, err)
+		return nil, listenFailed("PLATFORM_HTTP_ADDR", "http", cfg.HTTPAddr, "", err)
 	}
 	ln = api.EnvelopeListener(ln, log)
 	f := &front{errc: make(chan error, 1)}

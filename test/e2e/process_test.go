@@ -31,6 +31,7 @@ type devProcess struct {
 	stderr  *testenv.SyncBuffer
 	exited  chan struct{}
 	exitErr error
+	extra   []string // further environment lines (the last value of a variable wins)
 }
 
 func newDev(t *testing.T) *devProcess {
@@ -55,7 +56,7 @@ func (d *devProcess) env() []string {
 			env = append(env, kv)
 		}
 	}
-	return append(env,
+	return append(append(env,
 		"PLATFORM_DATA="+d.data,
 		fmt.Sprintf("PLATFORM_HTTP_ADDR=127.0.0.1:%d", d.ports["http"]),
 		fmt.Sprintf("PLATFORM_STORE_ADDR=127.0.0.1:%d", d.ports["store"]),
@@ -64,7 +65,7 @@ func (d *devProcess) env() []string {
 		"PLATFORM_GATEWAY_URL="+d.baseURL(),
 		"PLATFORM_ADMIN_PASSWORD=e2e-password",
 		"PLATFORM_LOG_LEVEL=warn",
-	)
+	), d.extra...)
 }
 
 // start runs `platform dev` and waits for /readyz.
