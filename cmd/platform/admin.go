@@ -31,7 +31,7 @@ func openAdminStore(ctx context.Context, cfg *settings.Config) (store.Store, err
 	}
 	uri := cfg.MongoURI
 	if uri == "" {
-		uri = "mongodb://" + cfg.StoreAddr + "/"
+		uri = devStore(cfg)
 	}
 	st, err := mongostore.Open(ctx, uri, cfg.MongoDatabase)
 	if err != nil {

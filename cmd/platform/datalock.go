@@ -15,9 +15,10 @@ import (
 // SQLite store, Temporal's file and the key file must not be opened by
 // two servers at once. The process takes an exclusive lock on
 // <data>/platform.lock before it starts anything, and writes into the file
-// its process id and, once started, its embedded Temporal's address (which
-// admin commands dial). Admin commands (token, backup, ...) take no lock:
-// while dev runs they talk to it over <data>/admin.sock.
+// its process id and, once started, its embedded servers' addresses
+// (which admin commands use: a port may have been picked at start).
+// Admin commands (token, backup, ...) take no lock: while dev runs they
+// talk to it over <data>/admin.sock.
 const lockFile = "platform.lock"
 
 // dataLock is a held lock on a data directory.
@@ -47,10 +48,25 @@ func lockDataDir(dir string) (*dataLock, error) {
 	return l, l.note(map[string]string{"pid": strconv.Itoa(os.Getpid())})
 }
 
+// noteServers adds the embedded servers' addresses to the lock file.
+func (l *dataLock) noteServers(e *embeddedServers, cfg *settings.Config) error {
+	if l == nil {
+		return nil
+	}
+	info := map[string]string{"pid": strconv.Itoa(os.Getpid())}
+	if e.temporal != nil {
+		info["temporal"] = cfg.TemporalAddress
+	}
+	if e.ferret != nil {
+		info["store"] = cfg.MongoURI
+	}
+	return l.note(info)
+}
+
 // note replaces what the lock file says.
 func (l *dataLock) note(info map[string]string) error {
 	var b strings.Builder
-	for _, k := range []string{"pid", "temporal"} {
+	for _, k := range []string{"pid", "temporal", "store"} {
 		if v := info[k]; v != "" {
 			fmt.Fprintf(&b, "%s %s\n", k, v)
 		}
@@ -70,7 +86,8 @@ func (l *dataLock) release() {
 	}
 }
 
-// lockInfo reads what the lock file of dir says ("pid", "temporal").
+// lockInfo reads what the lock file of dir says ("pid", "temporal",
+// "store").
 func lockInfo(dir string) map[string]string {
 	out := map[string]string{}
 	f, err := os.Open(filepath.Join(dir, lockFile))
@@ -91,6 +108,16 @@ func lockInfo(dir string) map[string]string {
 // directory: the embedded store or Temporal (the key file goes with the
 // embedded store).
 func usesDataDir(cfg *settings.Config) bool { return cfg.MongoURI == "" || cfg.TemporalAddress == "" }
+
+// devStore is the embedded FerretDB an admin command opens: the one of
+// the process holding the data directory (its port may have been picked
+// at start), else the address PLATFORM_STORE_ADDR names.
+func devStore(cfg *settings.Config) string {
+	if uri := lockInfo(cfg.DataDir)["store"]; uri != "" && lockHeld(cfg.DataDir) {
+		return uri
+	}
+	return "mongodb://" + cfg.StoreAddr + "/"
+}
 
 // devTemporal is the Temporal an admin command dials: TEMPORAL_ADDRESS,
 // else the embedded one of the dev or infra process holding the data

@@ -38,7 +38,7 @@ func runInfra(args []string) error {
 		return err
 	}
 	defer emb.stop()
-	if err := lock.note(map[string]string{"pid": itoa(os.Getpid()), "temporal": cfg.TemporalAddress}); err != nil {
+	if err := lock.noteServers(&emb, cfg); err != nil {
 		return err
 	}
 	lines := fmt.Sprintf("MONGODB_URI=%s\nTEMPORAL_ADDRESS=%s\n", cfg.MongoURI, cfg.TemporalAddress)

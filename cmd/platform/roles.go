@@ -86,10 +86,8 @@ func run(ctx context.Context, r role, cfg *settings.Config, f *front, lock *data
 		return err
 	}
 	defer emb.stop()
-	if lock != nil && emb.temporal != nil {
-		if err := lock.note(map[string]string{"pid": itoa(os.Getpid()), "temporal": cfg.TemporalAddress}); err != nil {
-			return err
-		}
+	if err := lock.noteServers(&emb, cfg); err != nil {
+		return err
 	}
 	retry := newRetrier(cfg, log, started)
 	st, tc, err := connect(ctx, cfg, log, retry)
