@@ -68,6 +68,9 @@ type Meta struct {
 	// TotalRelation comes with total: "eq" (exact) or "gte" (more match;
 	// total is the cap of a filtered count; docs/counts.md).
 	TotalRelation string `json:"totalRelation,omitempty" yaml:"totalRelation,omitempty"`
+	// Warnings are what a successful call tells besides its answer, shaped
+	// as errors entries (a saved URL the outbound guard will refuse).
+	Warnings []ErrorEntry `json:"warnings,omitempty" yaml:"warnings,omitempty"`
 }
 
 // Envelope is every answer: { payload, meta }.

@@ -403,6 +403,7 @@ func envelopeSchema() obj {
 				"status": obj{"$ref": "#/components/schemas/Status"}, "error": obj{"type": "boolean"},
 				"page": obj{"type": "integer"}, "limit": obj{"type": "integer"}, "total": obj{"type": "integer", "minimum": 0},
 				"totalRelation": obj{"$ref": "#/components/schemas/TotalRelation"},
+				"warnings":      obj{"type": "array", "items": obj{"type": "object", "required": []any{"code", "message"}, "properties": obj{"code": str, "message": str, "field": str}}},
 			}},
 	}}
 }

@@ -30,16 +30,18 @@ type BugReporter interface {
 // successes and errors become HTTP answers.
 func (s *Server) adapt(h HandlerFunc) gin.HandlerFunc {
 	return func(c *gin.Context) {
+		ctx, warnings := resource.CollectWarnings(c.Request.Context())
+		c.Request = c.Request.WithContext(ctx)
 		resp, err := h(newRequest(c, s.cfg.MaxBodyBytes))
 		if err != nil {
 			s.renderError(c, err)
 			return
 		}
-		s.renderOK(c, resp)
+		s.renderOK(c, resp, warnings.List())
 	}
 }
 
-func (s *Server) renderOK(c *gin.Context, resp *Response) {
+func (s *Server) renderOK(c *gin.Context, resp *Response, warnings []ErrorEntry) {
 	for k, v := range resp.Header {
 		c.Writer.Header()[k] = v
 	}
@@ -54,6 +56,7 @@ func (s *Server) renderOK(c *gin.Context, resp *Response) {
 	env.Meta.Actions = nonNilAct(resp.Actions)
 	env.Meta.Page, env.Meta.Limit, env.Meta.Total = resp.Page, resp.Limit, resp.Total
 	env.Meta.TotalRelation = totalRelation(resp)
+	env.Meta.Warnings = warnings
 	s.write(c, status, env)
 }
 

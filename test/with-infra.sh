@@ -12,7 +12,7 @@ if [[ -n "${MONGODB_URI:-}" && -n "${TEMPORAL_ADDRESS:-}" ]]; then
 fi
 data=$(mktemp -d -t platform-infra-XXXXXX)
 envfile="$data/env"
-"$BIN" infra --data "$data" --store-addr 127.0.0.1:0 --temporal-port 0 --temporal-ui-port 0 \
+"$BIN" infra --data "$data" --store-addr 127.0.0.1:0 --temporal-port 0 --temporal-ui-port off \
   --env-file "$envfile" --log-level error >/dev/null &
 infra=$!
 cleanup() { kill "$infra" 2>/dev/null || true; wait "$infra" 2>/dev/null || true; rm -rf "$data"; }

@@ -31,7 +31,7 @@ func openAdminStore(ctx context.Context, cfg *settings.Config) (store.Store, err
 	}
 	uri := cfg.MongoURI
 	if uri == "" {
-		uri = "mongodb://" + cfg.StoreAddr + "/"
+		uri = devStore(cfg)
 	}
 	st, err := mongostore.Open(ctx, uri, cfg.MongoDatabase)
 	if err != nil {
@@ -59,12 +59,15 @@ func runToken(args []string) error {
 		r.TTL = cfg.AccessTokenTTL
 	}
 	if r.Customer == "" || strings.TrimSpace(scope) == "" {
-		return errors.New("--customer and --scope are required")
+		return &settings.UsageError{Command: "token", Err: errors.New("--customer and --scope are required")}
 	}
 	if err := checkTTL(r.TTL); err != nil {
 		return err
 	}
 	r.Cmd, r.Scopes = "token", strings.Fields(scope)
+	if err := checkScopes(r.Scopes); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tok, err := runAdmin(ctx, cfg, r)
@@ -95,13 +98,17 @@ func checkTTL(ttl time.Duration) error {
 }
 
 func runCustomer(args []string) error {
+	r := adminRequest{Cmd: "customer-create"}
+	flags := func(fs *flag.FlagSet) { fs.StringVar(&r.Name, "name", "", "display name (default: the slug)") }
 	if len(args) < 2 || args[0] != "create" || strings.HasPrefix(args[1], "-") {
-		return errors.New("usage: platform customer create <slug> [flags]")
+		if h := helpAsked(args); h != "" {
+			_, err := settings.Load("customer create <slug>", []string{h}, flags)
+			return err
+		}
+		return &settings.UsageError{Command: "customer", Err: errors.New("want: platform customer create <slug> [--name <name>]")}
 	}
-	r := adminRequest{Cmd: "customer-create", Customer: args[1]}
-	cfg, err := settings.Load("customer create", args[2:], func(fs *flag.FlagSet) {
-		fs.StringVar(&r.Name, "name", "", "display name (default: the slug)")
-	})
+	r.Customer = args[1]
+	cfg, err := settings.Load("customer create <slug>", args[2:], flags)
 	if err != nil {
 		return err
 	}
@@ -128,9 +135,7 @@ func runCheck(args []string) error {
 	if err != nil {
 		return err
 	}
-	if cfg.TemporalAddress == "" {
-		cfg.TemporalAddress = fmt.Sprintf("127.0.0.1:%d", cfg.TemporalPort)
-	}
+	cfg.TemporalAddress = devTemporal(cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	custID, err := runAdmin(ctx, cfg, adminRequest{Cmd: "customer-id", Customer: customer})
@@ -157,4 +162,18 @@ func runCheck(args []string) error {
 	}
 	fmt.Printf("ok: workflow %s ran on task queue %s and wrote to the store for customer %s\n", run.GetID(), cfg.TaskQueue, customer)
 	return nil
+}
+
+// helpAsked is the help flag of a command line that lacks its command
+// word ("platform aggregation -h"), as Load reads it; "" when none.
+func helpAsked(args []string) string {
+	for _, a := range args {
+		switch strings.TrimLeft(a, "-") {
+		case "h", "help":
+			return "-h"
+		case "help-settings":
+			return "--help-settings"
+		}
+	}
+	return ""
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"platform/kernel/settings"
 	"platform/modules/ads/adsim"
 )
 
@@ -30,7 +31,7 @@ func runAdsSim(args []string) error {
 	fs.IntVar(&sh.AdGroupsPer, "adgroups", 2, "ad groups per campaign")
 	fs.IntVar(&sh.KeywordsPer, "keywords", 5, "keywords per ad group")
 	fs.IntVar(&sh.Days, "days", 30, "days of metrics")
-	if err := fs.Parse(args); err != nil {
+	if err := settings.Parse("ads-sim", fs, args); err != nil {
 		return err
 	}
 	if sh.Campaigns < 0 || sh.Campaigns > 10000 || sh.AdGroupsPer < 0 || sh.AdGroupsPer > 100 || sh.KeywordsPer < 0 || sh.KeywordsPer > 1000 || sh.Days < 0 || sh.Days > 730 {

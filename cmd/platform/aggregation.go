@@ -30,16 +30,21 @@ import (
 // customer's Aggregator keeps its own cursor, so a rebuild interrupted by
 // a restart goes on where it stood.
 func runAggregation(args []string) error {
-	if len(args) == 0 || args[0] != "rebuild" {
-		return &settings.InvalidError{Flag: "command", Value: strings.Join(args, " "), Reason: "want: aggregation rebuild [--name <models>] [--customer <id>] [--no-wait]"}
-	}
 	var names, customer string
 	var noWait bool
-	cfg, err := settings.Load("aggregation rebuild", args[1:], func(fs *flag.FlagSet) {
+	flags := func(fs *flag.FlagSet) {
 		fs.StringVar(&names, "name", "", "comma list of read models to rebuild ("+strings.Join(readmodel.Names(), ", ")+"); default all")
 		fs.StringVar(&customer, "customer", "", "rebuild one customer's read models (its id); default every customer")
 		fs.BoolVar(&noWait, "no-wait", false, "start the rebuild and return; run again to follow it")
-	})
+	}
+	if len(args) == 0 || args[0] != "rebuild" {
+		if h := helpAsked(args); h != "" {
+			_, err := settings.Load("aggregation rebuild", []string{h}, flags)
+			return err
+		}
+		return &settings.UsageError{Command: "aggregation", Err: errors.New("want: platform aggregation rebuild [--name <models>] [--customer <id>] [--no-wait]")}
+	}
+	cfg, err := settings.Load("aggregation rebuild", args[1:], flags)
 	if err != nil {
 		return err
 	}
@@ -49,9 +54,7 @@ func runAggregation(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if cfg.TemporalAddress == "" {
-		cfg.TemporalAddress = fmt.Sprintf("127.0.0.1:%d", cfg.TemporalPort)
-	}
+	cfg.TemporalAddress = devTemporal(cfg)
 	tc, err := temporalx.Dial(ctx, cfg.TemporalAddress, cfg.TemporalNamespace, obs.NewLogger(os.Stderr, "error"))
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"platform/kernel/settings"
 	"platform/modules/config/computing"
 )
 
@@ -24,7 +25,7 @@ func runComputeSim(args []string) error {
 	addr := fs.String("addr", "127.0.0.1:8091", "listen address")
 	delay := fs.Duration("delay", 3*time.Second, "how long a machine takes to start, stop or terminate")
 	token := fs.String("token", os.Getenv("PLATFORM_COMPUTE_TOKEN"), "bearer token required of callers (default PLATFORM_COMPUTE_TOKEN; empty: none)")
-	if err := fs.Parse(args); err != nil {
+	if err := settings.Parse("compute-sim", fs, args); err != nil {
 		return err
 	}
 	if *delay < 0 || *delay > time.Hour {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"platform/cmd/platform/embedded"
 	"platform/kernel/settings"
+	"platform/kernel/store"
 	"platform/workflows/contract"
 )
 
@@ -39,45 +41,70 @@ func (l leveled) WithAttrs(a []slog.Attr) slog.Handler { return leveled{l.Handle
 func (l leveled) WithGroup(n string) slog.Handler { return leveled{l.Handler.WithGroup(n), l.min} }
 
 // start brings up whichever servers cfg does not point elsewhere, and fills
-// in cfg.MongoURI and cfg.TemporalAddress.
+// in cfg.MongoURI and cfg.TemporalAddress (and the ports picked for 0).
+// An address in use names its setting; a damaged temporal.db stops it.
 func (e *embeddedServers) start(cfg *settings.Config, log *slog.Logger, wantStore, wantTemporal bool) error {
 	if wantStore {
 		f, err := embedded.StartFerretDB(filepath.Join(cfg.DataDir, "store"), cfg.StoreAddr, quietLogger(log, slog.LevelError))
 		if err != nil {
-			return err
+			return namedListenError(err)
 		}
 		e.ferret = f
 		cfg.MongoURI = f.URI
 		log.Info("embedded store ready", "kind", "ferretdb", "uri", f.URI, "dir", filepath.Join(cfg.DataDir, "store"))
 	}
 	if wantTemporal {
-		port := cfg.TemporalPort
-		if port == 0 {
-			p, err := embedded.FreePort("127.0.0.1")
-			if err != nil {
-				return err
-			}
-			port = p
-		}
-		t, err := embedded.StartTemporal(embedded.TemporalOptions{
-			DatabaseFile: filepath.Join(cfg.DataDir, "temporal", "temporal.db"),
-			IP:           "127.0.0.1", Port: port, UIPort: cfg.TemporalUIPort, Namespace: cfg.TemporalNamespace,
-			SearchAttributes: searchAttributes(),
-			FIFOQueues:       []string{cfg.TaskQueue}, // its backlog may predate fairness
-		}, quietLogger(log, slog.LevelError))
-		if err != nil {
+		if err := e.startTemporal(cfg, log); err != nil {
 			e.stop()
 			return err
 		}
-		e.temporal = t
-		cfg.TemporalAddress = t.Address
-		log.Info("embedded Temporal ready", "address", t.Address, "ui", uiURL(cfg.TemporalUIPort))
 	}
 	return nil
 }
 
+func (e *embeddedServers) startTemporal(cfg *settings.Config, log *slog.Logger) error {
+	port, err := portOrFree(cfg.TemporalPort)
+	if err != nil {
+		return err
+	}
+	ui := 0 // none
+	if cfg.TemporalUIPort != settings.UIOff {
+		if ui, err = portOrFree(cfg.TemporalUIPort); err != nil {
+			return err
+		}
+	}
+	dbFile := filepath.Join(cfg.DataDir, "temporal", "temporal.db")
+	t, err := embedded.StartTemporal(embedded.TemporalOptions{
+		DatabaseFile: dbFile,
+		IP:           "127.0.0.1", Port: port, UIPort: ui, Namespace: cfg.TemporalNamespace,
+		SearchAttributes: searchAttributes(),
+		FIFOQueues:       []string{cfg.TaskQueue}, // its backlog may predate fairness
+	}, quietLogger(log, slog.LevelError))
+	if errors.Is(err, store.ErrCorrupt) {
+		return damaged("Temporal's database "+dbFile, err)
+	}
+	if err != nil {
+		return namedListenError(err)
+	}
+	e.temporal = t
+	cfg.TemporalAddress, cfg.TemporalPort = t.Address, port
+	if ui != 0 {
+		cfg.TemporalUIPort, cfg.EmbeddedTemporalUI = ui, uiURL(ui)
+	}
+	log.Info("embedded Temporal ready", "address", t.Address, "ui", uiURL(cfg.TemporalUIPort))
+	return nil
+}
+
+// portOrFree is port, or for 0 one the kernel says is free.
+func portOrFree(port int) (int, error) {
+	if port != 0 {
+		return port, nil
+	}
+	return embedded.FreePort("127.0.0.1")
+}
+
 func uiURL(port int) string {
-	if port == 0 {
+	if port <= 0 {
 		return "off"
 	}
 	return "http://localhost:" + itoa(port)

@@ -25,6 +25,11 @@ func runInfra(args []string) error {
 	if err != nil {
 		return err
 	}
+	lock, err := lockDataDir(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer lock.release()
 	log := obs.NewLogger(os.Stderr, cfg.LogLevel).With("role", "infra")
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -33,6 +38,9 @@ func runInfra(args []string) error {
 		return err
 	}
 	defer emb.stop()
+	if err := lock.noteServers(&emb, cfg); err != nil {
+		return err
+	}
 	lines := fmt.Sprintf("MONGODB_URI=%s\nTEMPORAL_ADDRESS=%s\n", cfg.MongoURI, cfg.TemporalAddress)
 	if envFile != "" {
 		if err := writeAtomically(envFile, lines); err != nil {

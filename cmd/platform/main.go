@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"platform/kernel/settings"
 )
@@ -31,27 +32,50 @@ commands:
   ads-sim    serve the ad platform simulator (docs/ads.md) with a seeded account, for local tries
   sandbox    (internal) the child process the worker runs user code in
 
-Run "platform <command> -h" for a command's flags.`
+Run "platform <command> -h" for a command's flags, "platform <command> --help-settings" for the settings.`
 
 func main() {
-	if len(os.Args) < 2 || os.Args[1] == "-h" || os.Args[1] == "--help" || os.Args[1] == "help" {
+	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
 	cmd, args := os.Args[1], os.Args[2:]
+	if cmd == "-h" || cmd == "--help" || cmd == "help" {
+		fmt.Println(usage)
+		return
+	}
 	run, ok := commands[cmd]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "platform: unknown command %q\n\n%s\n", cmd, usage)
+		fmt.Fprintf(os.Stderr, "platform: unknown command %q (see: platform -h)\n", cmd)
 		os.Exit(2)
 	}
-	if err := run(args); err != nil {
-		fmt.Fprintf(os.Stderr, "platform %s: %v\n", cmd, err)
-		var inv *settings.InvalidError
-		if errors.As(err, &inv) {
-			os.Exit(2)
+	os.Exit(exitCode(cmd, run(args)))
+}
+
+// exitCode prints the outcome of a command and says how to exit: 0 for
+// success and help, 2 for a bad setting or command line (one line naming
+// it), 1 for any other failure.
+func exitCode(cmd string, err error) int {
+	var (
+		help  *settings.Help
+		inv   *settings.InvalidError
+		usage *settings.UsageError
+	)
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &help):
+		if s := summary(cmd); s != "" {
+			fmt.Printf("platform %s: %s\n\n", cmd, s)
 		}
-		os.Exit(1)
+		fmt.Print(help.Text)
+		return 0
 	}
+	fmt.Fprintf(os.Stderr, "platform %s: %v\n", cmd, err)
+	if errors.As(err, &inv) || errors.As(err, &usage) {
+		return 2
+	}
+	return 1
 }
 
 var commands = map[string]func([]string) error{
@@ -71,4 +95,14 @@ var commands = map[string]func([]string) error{
 	"counts-repair":      runCountsRepair,
 	"ads-sim":            runAdsSim,
 	"aggregation":        runAggregation,
+}
+
+// summary is a command's line of the usage text.
+func summary(cmd string) string {
+	for _, line := range strings.Split(usage, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == cmd && strings.HasPrefix(line, "  ") {
+			return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), cmd))
+		}
+	}
+	return ""
 }

@@ -48,9 +48,7 @@ func runRotateMasterKey(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if cfg.TemporalAddress == "" {
-		cfg.TemporalAddress = fmt.Sprintf("127.0.0.1:%d", cfg.TemporalPort)
-	}
+	cfg.TemporalAddress = devTemporal(cfg)
 	keyID, err := rotationKey(cfg)
 	if err != nil {
 		return err

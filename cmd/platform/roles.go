@@ -48,6 +48,16 @@ func runRole(r role, args []string) error {
 			return err
 		}
 	}
+	var lock *dataLock
+	if r.embedded && usesDataDir(cfg) {
+		if lock, err = lockDataDir(cfg.DataDir); err != nil { // before anything starts
+			return err
+		}
+		defer lock.release()
+	}
+	if r.embedded {
+		cfg.OutboundAllow = append(cfg.OutboundAllow, loopback...)
+	}
 	log := obs.NewLogger(os.Stderr, cfg.LogLevel).With("role", r.name)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -64,7 +74,7 @@ func runRole(r role, args []string) error {
 		}
 		defer h.srv.Close()
 	}
-	err = run(ctx, r, cfg, fronts{f, h}, log, started)
+	err = run(ctx, r, cfg, fronts{f, h}, lock, log, started)
 	if err != nil && ctx.Err() != nil {
 		log.Info("stopped during start-up", "error", err.Error())
 		return nil
@@ -74,13 +84,16 @@ func runRole(r role, args []string) error {
 
 // run starts the embedded servers, connects (retrying what may be late or
 // racing other replicas), wires the App and serves until SIGTERM.
-func run(ctx context.Context, r role, cfg *settings.Config, f fronts, log *slog.Logger, started time.Time) error {
+func run(ctx context.Context, r role, cfg *settings.Config, f fronts, lock *dataLock, log *slog.Logger, started time.Time) error {
 	var emb embeddedServers
 	wantFerret := cfg.MongoURI == "" && cfg.EmbeddedStore == "ferretdb"
 	if err := emb.start(cfg, log, wantFerret, cfg.TemporalAddress == ""); err != nil {
 		return err
 	}
 	defer emb.stop()
+	if err := lock.noteServers(&emb, cfg); err != nil {
+		return err
+	}
 	retry := newRetrier(cfg, log, started)
 	st, tc, err := connect(ctx, cfg, log, retry)
 	if err != nil {
@@ -214,7 +227,7 @@ func seed(ctx context.Context, a *app.App) error {
 
 func printSeed(cfg *settings.Config, res *app.SeedResult) {
 	out := os.Stdout
-	fmt.Fprintf(out, "\nPlatform dev is starting on %s (gateway %s), Temporal UI %s\n", cfg.HTTPAddr, cfg.GatewayURL, uiURL(cfg.TemporalUIPort))
+	fmt.Fprintf(out, "\nPlatform dev is starting on %s (gateway %s), Temporal UI %s\n", cfg.HTTPAddr, cfg.GatewayURL, orNone(cfg.TemporalUI()))
 	fmt.Fprintf(out, "  customer:  %s (id %s)\n", res.Customer.Slug, res.Customer.ID)
 	if res.AdminPassword != "" {
 		fmt.Fprintf(out, "  admin:     %s, password %s  (shown once; set PLATFORM_ADMIN_PASSWORD to choose it)\n", res.Admin.Email, res.AdminPassword)
@@ -230,5 +243,19 @@ func printSeed(cfg *settings.Config, res *app.SeedResult) {
 	fmt.Fprintf(out, "Sign in (apps send users here): %s/oauth/authorize (discovery: %s/.well-known/oauth-authorization-server)\n", cfg.LoginURL, cfg.AuthURL)
 	fmt.Fprintf(out, "Get a token as the admin:\n  TOKEN=$(%s token --customer %s --user %s --scope 'crm.*')\n", os.Args[0], res.Customer.Slug, res.Admin.Email)
 	fmt.Fprintf(out, "or as the app (client credentials):\n  curl -u '%s:<client_secret>' -d grant_type=client_credentials -d scope='crm.*' %s/oauth/token\n", res.App.ClientID, cfg.AuthURL)
-	fmt.Fprintf(out, "then:\n  curl -H \"Authorization: Bearer $TOKEN\" %s/crm/consumers\n\n", cfg.GatewayURL)
+	fmt.Fprintf(out, "then:\n  curl -H \"Authorization: Bearer $TOKEN\" %s/crm/consumers\n", cfg.GatewayURL)
+	fmt.Fprintf(out, "Webhooks and pipeline http steps may call this machine's loopback addresses (127.0.0.1, ::1, localhost) in dev; "+
+		"the api and worker roles refuse them unless PLATFORM_OUTBOUND_ALLOW names them.\n\n")
+}
+
+// loopback is what platform dev lets outbound calls reach besides
+// PLATFORM_OUTBOUND_ALLOW: receivers a developer runs on the same machine.
+// The api and worker roles keep refusing it.
+var loopback = []string{"127.0.0.0/8", "::1/128"}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

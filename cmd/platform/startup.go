@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -25,11 +24,13 @@ const (
 
 // retrier repeats a start-up step that fails while a dependency is not
 // reachable yet or replicas race each other (two processes creating the
-// same indexes at once). A dependency over the network that does not
-// answer (transient.go) is waited for without end, so replicas and servers
-// may start in any order; a bad setting stops at once; any other failure
-// is retried until PLATFORM_STARTUP_TIMEOUT has passed since the process
-// started. Its text is in the log from the first attempt on.
+// same indexes at once). Three kinds of failure: a permanent one
+// (failfast.go: a bad setting, a refused master key, a damaged database
+// file) stops at once; a dependency over the network that does not answer
+// (transient.go) is waited for without end, so replicas and servers may
+// start in any order; anything else is retried until
+// PLATFORM_STARTUP_TIMEOUT has passed since the process started. Its text
+// is in the log from the first attempt on.
 type retrier struct {
 	log         *slog.Logger
 	deadline    time.Time
@@ -69,12 +70,6 @@ func (r *retrier) do(ctx context.Context, step string, fn func(ctx context.Conte
 	}
 }
 
-// permanent errors are those no retry can fix: a bad setting.
-func permanent(err error) bool {
-	var inv *settings.InvalidError
-	return errors.As(err, &inv)
-}
-
 // jitter returns a wait between d/2 and d.
 func jitter(d time.Duration) time.Duration {
 	return d/2 + rand.N(d/2+1)
@@ -92,7 +87,7 @@ type front struct {
 func listen(cfg *settings.Config, log *slog.Logger) (*front, error) {
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s (PLATFORM_HTTP_ADDR): %w", cfg.HTTPAddr, err)
+		return nil, listenFailed("PLATFORM_HTTP_ADDR", "http", cfg.HTTPAddr, "", err)
 	}
 	ln = api.EnvelopeListener(ln, log)
 	f := &front{errc: make(chan error, 1)}

@@ -191,6 +191,9 @@ func (ml *Mailer) client(timeout time.Duration) (*gomail.Client, error) {
 func classifySMTP(addr string, timeout time.Duration, err error) error {
 	wrapped := fmt.Errorf("notify: mail via %s: %w", addr, err)
 	code, enhanced := smtpReply(err)
+	if cause := mailerCause(err); code == 0 && cause != "" {
+		return &outbound.Failure{Cause: cause, Err: wrapped}
+	}
 	if code == 0 {
 		return outbound.CallFailed("the mail server", timeout, wrapped)
 	}
@@ -199,6 +202,25 @@ func classifySMTP(addr string, timeout time.Duration, err error) error {
 		return Permanent(failed)
 	}
 	return failed
+}
+
+// mailerCause is the cause of a failure the mailer found in what the
+// server offers (no STARTTLS, no usable authentication), told with the
+// setting that decides it: these texts name no address and no secret.
+// Empty for any other failure.
+func mailerCause(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "does not support STARTTLS"):
+		return "the mail server does not offer STARTTLS, which PLATFORM_SMTP_TLS=starttls (the default) requires; " +
+			"for a local relay or test sink that speaks plain SMTP set PLATFORM_SMTP_TLS=none"
+	case errors.Is(err, gomail.ErrNoSupportedAuthDiscovered):
+		return "the mail server offers no authentication mechanism the mailer may use on this connection " +
+			"(PLATFORM_SMTP_USERNAME is set; a password is never sent unencrypted)"
+	case strings.Contains(msg, "does not support SMTP AUTH"):
+		return "the mail server does not offer SMTP AUTH (or not the mechanism it was asked for), which PLATFORM_SMTP_USERNAME asks for"
+	}
+	return ""
 }
 
 // smtpReply is the reply code (and enhanced status code, RFC 3463, if

@@ -296,6 +296,34 @@ func TestMailerStartTLSIsRequired(t *testing.T) {
 	}
 }
 
+// TestMailerTellsWhyTheServerWasRefused: a failure the mailer finds in
+// what the server offers is told to the tenant (outbound.Cause, what
+// send-test answers) with the setting that decides it, never the
+// password; it used to be "the call to the mail server failed".
+func TestMailerTellsWhyTheServerWasRefused(t *testing.T) {
+	_, addr := startSMTP(t, smtpmock.ConfigurationAttr{}) // offers neither STARTTLS nor AUTH
+	for _, tc := range []struct {
+		tls  string
+		want []string
+	}{
+		{TLSStartTLS, []string{"does not offer STARTTLS", "PLATFORM_SMTP_TLS=none"}},
+		{TLSNone, []string{"SMTP AUTH", "PLATFORM_SMTP_USERNAME"}},
+	} {
+		ml := testMailer(addr)
+		ml.TLS, ml.Username, ml.Password = tc.tls, "mailer", "pa55-w0rd-secret"
+		err := ml.Send(context.Background(), Message{Channel: ChannelMail, To: []string{"alice@example.com"}, Body: "b"})
+		cause := outbound.Cause(err)
+		for _, w := range tc.want {
+			if !strings.Contains(cause, w) {
+				t.Errorf("TLS %s: cause %q lacks %q (err %v)", tc.tls, cause, w, err)
+			}
+		}
+		if strings.Contains(cause, "pa55-w0rd-secret") || strings.Contains(cause, addr) {
+			t.Errorf("TLS %s: the cause %q shows the password or the address", tc.tls, cause)
+		}
+	}
+}
+
 // TestMailerHTMLHeadersAndMessageID: a newsletter mail carries an HTML
 // alternative, its list headers and the Message-ID the platform chose.
 func TestMailerHTMLHeadersAndMessageID(t *testing.T) {

@@ -1,7 +1,6 @@
 package settings
 
 import (
-	"strconv"
 	"strings"
 	"time"
 )
@@ -11,8 +10,8 @@ type ConsoleSettings struct {
 	// URL is the console's public base address; empty: {gateway_url}/console.
 	URL string
 	// TemporalUIURL is the Temporal Web UI the console links runs into;
-	// empty: the embedded dev server's UI when Temporal is embedded, else
-	// no links.
+	// empty: the embedded dev server's UI (EmbeddedTemporalUI) when
+	// Temporal is embedded, else no links.
 	TemporalUIURL string
 	// SessionTTL is how long a console sign-in lasts at most.
 	SessionTTL time.Duration
@@ -43,13 +42,13 @@ func (c *Config) ConsoleURL() string {
 	return c.GatewayURL + "/console"
 }
 
-// TemporalUI is the Temporal Web UI's base address, or empty.
+// TemporalUI is the Temporal Web UI's base address, or empty when none is
+// known: the configured one, else the UI of the Temporal this process
+// embeds (platform dev fills TemporalAddress when it starts it, so that
+// cannot tell).
 func (c *Config) TemporalUI() string {
 	if c.Console.TemporalUIURL != "" {
 		return c.Console.TemporalUIURL
 	}
-	if c.TemporalAddress == "" && c.TemporalUIPort > 0 {
-		return "http://localhost:" + strconv.Itoa(c.TemporalUIPort)
-	}
-	return ""
+	return c.EmbeddedTemporalUI
 }

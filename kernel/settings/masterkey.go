@@ -44,3 +44,15 @@ func ParseMasterKey(s string) ([]byte, error) {
 
 // EncodeMasterKey is the text form of a key (standard base64).
 func EncodeMasterKey(key []byte) string { return base64.StdEncoding.EncodeToString(key) }
+
+func masterKeySettings() []setting {
+	return []setting{
+		{"PLATFORM_ACCEPT_LOST_MASTER_KEY", "accept-lost-master-key", "false", "start although the master key cannot open the values the store holds sealed (its master.key or PLATFORM_MASTER_KEY was lost): they are given up and must be set again (docs/config-keys.md); without it such a start is refused", func(c *Config, v string) (err error) {
+			c.AcceptLostMasterKey, err = boolean(v)
+			return
+		}},
+	}
+}
+
+// boolSettings may be given as a bare flag (--accept-lost-master-key).
+var boolSettings = map[string]bool{"PLATFORM_ACCEPT_LOST_MASTER_KEY": true}

@@ -32,7 +32,7 @@ type Config struct {
 	TemporalAddress   string
 	TemporalNamespace string
 	TemporalPort      int
-	TemporalUIPort    int
+	TemporalUIPort    int // UIOff: no UI; 0: any free port
 	TaskQueue         string
 	// Event dispatch (modules/automation/dispatch.Limits).
 	WebhookLaneConcurrency, WebhookCustomerConcurrency, WebhookConcurrency int
@@ -122,6 +122,10 @@ type Config struct {
 	// whose sealed values are opened but never sealed with: the other key
 	// while a rotation runs (docs/config-keys.md). Never logged.
 	MasterKeyAccept []string
+	// AcceptLostMasterKey (PLATFORM_ACCEPT_LOST_MASTER_KEY) starts with a
+	// master key that cannot open the store's sealed values, giving them
+	// up (credentials.KeyCheck); without it such a start is refused.
+	AcceptLostMasterKey bool
 
 	// Notification channels (package notify); an empty address or URL turns the channel off.
 	SMTPAddr     string // host:port of the SMTP server
@@ -166,6 +170,9 @@ type Config struct {
 	CountCap int64
 	// Console shapes the admin console (console.go).
 	Console ConsoleSettings
+	// EmbeddedTemporalUI is the Web UI of the Temporal server this process
+	// started (not a setting; TemporalUI).
+	EmbeddedTemporalUI string
 	// Ads is the advertising platform of the ads module (ads.go).
 	Ads AdsSettings
 }
@@ -206,8 +213,8 @@ func settings() []setting {
 		{"PLATFORM_EMBEDDED_STORE", "embedded-store", "sqlite", "embedded store without MONGODB_URI: sqlite (fast) or ferretdb (MongoDB wire protocol)", func(c *Config, v string) error { c.EmbeddedStore = v; return oneOf(v, "ferretdb", "sqlite") }},
 		{"TEMPORAL_ADDRESS", "temporal-address", "", "Temporal frontend host:port; empty: embedded server", func(c *Config, v string) error { c.TemporalAddress = v; return optional(v, hostPort) }},
 		{"TEMPORAL_NAMESPACE", "temporal-namespace", "default", "Temporal namespace", func(c *Config, v string) error { c.TemporalNamespace = v; return nonEmpty(v) }},
-		{"PLATFORM_TEMPORAL_PORT", "temporal-port", "7233", "embedded Temporal frontend port", func(c *Config, v string) (err error) { c.TemporalPort, err = port(v); return }},
-		{"PLATFORM_TEMPORAL_UI_PORT", "temporal-ui-port", "8233", "embedded Temporal Web UI port (0: off)", func(c *Config, v string) (err error) { c.TemporalUIPort, err = port(v); return }},
+		{"PLATFORM_TEMPORAL_PORT", "temporal-port", "7233", "embedded Temporal frontend port (0: any free port)", func(c *Config, v string) (err error) { c.TemporalPort, err = port(v); return }},
+		{"PLATFORM_TEMPORAL_UI_PORT", "temporal-ui-port", "8233", "embedded Temporal Web UI port (0: any free port; off: no UI)", func(c *Config, v string) (err error) { c.TemporalUIPort, err = uiPort(v); return }},
 		{"PLATFORM_TASK_QUEUE", "task-queue", "platform", "Temporal task queue of the worker", func(c *Config, v string) error { c.TaskQueue = v; return nonEmpty(v) }},
 		{"PLATFORM_GATEWAY_URL", "gateway-url", "http://localhost:8080", "public base URL of the gateway", func(c *Config, v string) error { c.GatewayURL = strings.TrimRight(v, "/"); return absURL(v) }},
 		{"PLATFORM_DOMAIN", "domain", "localhost:8080", "module hosts are <label>-api.<domain>", func(c *Config, v string) error { c.PlatformDomain = v; return nonEmpty(v) }},
@@ -346,17 +353,20 @@ func settings() []setting {
 			c.NewsletterLease, err = between(v, 2*time.Second, time.Hour)
 			return
 		}},
-	}, slices.Concat(slotSettings(), computingSettings(), countSettings(), consoleSettings(), adsSettings())...)
+	}, slices.Concat(slotSettings(), computingSettings(), countSettings(), consoleSettings(), adsSettings(), masterKeySettings())...)
 }
 
 // Load parses args (flags) over the environment. The returned error is a
-// single line naming the setting.
+// single line naming the setting; -h, --help and --help-settings answer
+// *Help, a command line it cannot read *UsageError.
 func Load(name string, args []string, extra ...func(fs *flag.FlagSet)) (*Config, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
+	quiet(fs)
 	for _, add := range extra {
 		add(fs)
 	}
+	own := ownFlags(fs)
+	fs.Bool(helpSettingsFlag, false, "list the settings")
 	all := settings()
 	vals := make([]*string, len(all))
 	for i, s := range all {
@@ -364,16 +374,15 @@ func Load(name string, args []string, extra ...func(fs *flag.FlagSet)) (*Config,
 		if v, ok := os.LookupEnv(s.env); ok {
 			def = v
 		}
-		vals[i] = fs.String(s.flag, def, s.help+" ("+s.env+")")
-		if secretSettings[s.env] {
-			fs.Lookup(s.flag).DefValue = "" // --help must not print a secret taken from the environment
+		vals[i] = &def
+		if boolSettings[s.env] {
+			fs.Var(boolValue{vals[i]}, s.flag, s.help+" ("+s.env+")")
+		} else {
+			fs.StringVar(vals[i], s.flag, def, s.help+" ("+s.env+")")
 		}
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parse(name, fs, args, own, all); err != nil {
 		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	c := &Config{}
 	for i, s := range all {
@@ -463,6 +472,21 @@ func port(v string) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 || n > 65535 {
 		return 0, fmt.Errorf("want a port number 0-65535")
+	}
+	return n, nil
+}
+
+// UIOff is PLATFORM_TEMPORAL_UI_PORT=off: the embedded Temporal runs
+// without its Web UI.
+const UIOff = -1
+
+func uiPort(v string) (int, error) {
+	if v == "off" {
+		return UIOff, nil
+	}
+	n, err := port(v)
+	if err != nil {
+		return 0, fmt.Errorf("want a port number 0-65535 (0: any free port) or off")
 	}
 	return n, nil
 }

@@ -7,6 +7,7 @@ import (
 	"platform/kernel/resource"
 
 	"platform/api"
+	"platform/kernel/outbound"
 	"platform/kernel/store"
 	"platform/modules/automation/runs"
 	"platform/sandbox"
@@ -40,11 +41,39 @@ type Deps struct {
 	// CronMinInterval is the shortest interval cron triggers may fire at
 	// (PLATFORM_CRON_MIN_INTERVAL); 0 means pipeline.DefaultCronMinInterval.
 	CronMinInterval time.Duration
+	// Outbound tells which saved URLs calls will be refused at
+	// (outbound.Guard); nil: no warnings.
+	Outbound URLGuard
 }
 
-// Sealer seals the secrets of one record of a customer (credentials.Vault).
+// URLGuard tells at save time that calls to a URL will be refused
+// (outbound.Guard.Refusal).
+type URLGuard interface {
+	Refusal(rawURL string) error
+}
+
+// warnRefused adds a warning to the caller's answer when calls to rawURL
+// (saved in field) will be refused: the record is saved (the operator may
+// open the destination with PLATFORM_OUTBOUND_ALLOW), but not silently.
+func (d Deps) warnRefused(ctx context.Context, field, rawURL string) {
+	if d.Outbound == nil {
+		return
+	}
+	if err := d.Outbound.Refusal(rawURL); err != nil {
+		resource.Warn(ctx, resource.ErrorEntry{Code: CodeOutboundRefused, Field: field,
+			Message: "saved, but calls to this URL will be " + outbound.Cause(err)})
+	}
+}
+
+// CodeOutboundRefused is the code of the warning warnRefused adds.
+const CodeOutboundRefused = "outbound.refused"
+
+// Sealer seals the secrets of one record of a customer (credentials.Vault)
+// and notes in the store that sealed values exist, so that no process
+// starts with a key that cannot open them.
 type Sealer interface {
 	Seal(customer, recordID string, plain map[string]any) (store.Doc, error)
+	NoteSealed(ctx context.Context, st store.Store) error
 }
 
 // CodeRunner runs and checks user code in the sandbox.

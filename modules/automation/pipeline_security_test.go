@@ -23,7 +23,8 @@ import (
 
 // TestHTTPStepRefusesInternalTargets: without PLATFORM_OUTBOUND_ALLOW an
 // http step cannot reach loopback, private or link-local addresses, and
-// the refusal is not retried.
+// the refusal is not retried; saving such a step says so (meta.warnings),
+// instead of a silent 201.
 func TestHTTPStepRefusesInternalTargets(t *testing.T) {
 	t.Parallel()
 	p := testenv.NewPlatform(t, testenv.Options{Worker: true})
@@ -34,6 +35,7 @@ func TestHTTPStepRefusesInternalTargets(t *testing.T) {
 			"id": "call", "type": "http", "url": target, "timeoutMs": 2000, "retry": map[string]any{"maxAttempts": 3},
 		}))
 		require.Equal(t, 201, r.Status, "%s", r.Body)
+		requireRefusalWarning(t, r, "steps[0].url")
 		run := waitRun(t, p, tok, runOf(t, p.Do("POST", "/automation/pipelines/"+r.Payload()["_id"].(string)+"/actions/run", tok, nil)))
 		require.Equal(t, "failed", run["status"], target)
 		require.Equal(t, "call", run["failedStep"])

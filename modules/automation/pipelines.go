@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"platform/kernel/resource"
@@ -113,6 +115,7 @@ func pipelineWrite(ctx context.Context, d Deps, w *resource.Write) error {
 	if err != nil {
 		return err
 	}
+	warnRefusedSteps(ctx, d, def)
 	w.New["steps"] = norm["steps"]
 	if def.Trigger == nil {
 		delete(w.New, "trigger")
@@ -314,4 +317,14 @@ func syncPipelineSchedule(ctx context.Context, d Deps, old, next store.Doc) erro
 		return resource.Unavailable("the pipeline's schedule could not be saved; try again").WithCause(err)
 	}
 	return nil
+}
+
+// warnRefusedSteps warns of http steps whose URL (one without
+// placeholders) the outbound guard will refuse.
+func warnRefusedSteps(ctx context.Context, d Deps, def *contract.Definition) {
+	for i, s := range def.Steps {
+		if s.Type == contract.TypeHTTP && !strings.Contains(s.URL, "{{") {
+			d.warnRefused(ctx, fmt.Sprintf("steps[%d].url", i), s.URL)
+		}
+	}
 }

@@ -67,6 +67,8 @@ func webhookWrite(ctx context.Context, d Deps, w *resource.Write) error {
 	if err := events.Subscribe(ctx, w.Service.Store, store.Strings(w.New["events"])...); err != nil {
 		return err
 	}
+	u, _ := w.New["url"].(string)
+	d.warnRefused(ctx, "url", u)
 	w.New["signed"] = w.New["secret"] != nil
 	if err := sealSecret(ctx, d, w); err != nil {
 		return err
@@ -132,6 +134,11 @@ func sealSecret(ctx context.Context, d Deps, w *resource.Write) error {
 	sealed, err := d.Vault.Seal(cust, w.New["_id"].(string), map[string]any{"secret": s})
 	if err != nil {
 		return err
+	}
+	// From now on the store holds a value under this key: no process may
+	// start with another one (a lost master.key is refused, not replaced).
+	if err := d.Vault.NoteSealed(ctx, w.Service.Store); err != nil {
+		return resource.Unavailable("secret storage is unavailable; try again").WithCause(err)
 	}
 	w.New["secret"] = sealed
 	return nil

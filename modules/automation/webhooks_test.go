@@ -48,10 +48,17 @@ func TestWebhookValidation(t *testing.T) {
 		refused("missing name", func(m map[string]any) { delete(m, "name") }, "name"),
 	})
 
+	r := post(validHook("http://127.0.0.1:9/hook"))
+	require.Equal(t, 201, r.Status, "saved: the operator may open it with PLATFORM_OUTBOUND_ALLOW")
+	requireRefusalWarning(t, r, "url")
+	r = p.Do("PATCH", "/automation/webhooks/"+r.Payload()["_id"].(string), tok, map[string]any{"url": "https://example.com/hook"})
+	require.Equal(t, 200, r.Status, string(r.Body))
+	require.Nil(t, r.Meta()["warnings"], "a host name is checked when called")
+
 	body := validHook("https://example.com/hook")
 	body["events"] = []string{"consumers.*", "*", "tasks.assigned", "webhooks.created"}
 	body["headers"] = map[string]any{"Authorization": "Bearer receiver-token", "X-Tenant": "acme"}
-	r := post(body)
+	r = post(body)
 	require.Equal(t, 201, r.Status, string(r.Body))
 	rec := r.Payload()
 	require.Equal(t, true, rec["active"], "active defaults to true")
@@ -167,4 +174,17 @@ func TestWebhookSecretIsSealedAtRest(t *testing.T) {
 	require.Equal(t, true, raw["signed"])
 	short := p.Do("PATCH", "/automation/webhooks/"+id, tok, map[string]any{"secret": "short"})
 	require.Equal(t, 422, short.Status, "a new secret is still checked")
+}
+
+// requireRefusalWarning checks that a save answered the warning that
+// calls to the URL in field will be refused.
+func requireRefusalWarning(t *testing.T, r *testenv.Resp, field string) {
+	t.Helper()
+	warnings, _ := r.Meta()["warnings"].([]any)
+	require.Len(t, warnings, 1, "meta.warnings of %s", r.Body)
+	w := warnings[0].(map[string]any)
+	require.Equal(t, "outbound.refused", w["code"])
+	require.Equal(t, field, w["field"])
+	require.Contains(t, w["message"], "will be refused")
+	require.Contains(t, w["message"], "PLATFORM_OUTBOUND_ALLOW")
 }

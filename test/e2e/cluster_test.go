@@ -53,7 +53,7 @@ func (c *cluster) baseURL() string { return fmt.Sprintf("http://127.0.0.1:%d", c
 func (c *cluster) startInfra() {
 	envFile := filepath.Join(c.data, "infra.env")
 	r := c.run("infra", []string{"--data", filepath.Join(c.data, "infra"), "--store-addr", "127.0.0.1:0",
-		"--temporal-port", "0", "--temporal-ui-port", "0", "--env-file", envFile, "--log-level", "error"}, nil)
+		"--temporal-port", "0", "--temporal-ui-port", "off", "--env-file", envFile, "--log-level", "error"}, nil)
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(envFile); err == nil {

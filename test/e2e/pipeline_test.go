@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,12 +18,12 @@ import (
 // a consumer starts (through the event dispatch) exactly the pipelines whose
 // trigger filter selects it; the run executes a JSONata transform in a
 // sandbox child, calls a local HTTP server through the outbound guard and
-// creates a CRM task, and its run record shows every step.
-//
-// Not parallel: it sets PLATFORM_OUTBOUND_ALLOW in the environment the
-// binary inherits (t.Setenv), so that the http step may call loopback.
+// creates a CRM task, and its run record shows every step; the console
+// links the run into the embedded Temporal UI. The local server is on
+// loopback, which platform dev lets outbound calls reach without
+// PLATFORM_OUTBOUND_ALLOW (the api and worker roles do not).
 func TestPipelineEventRunEndToEnd(t *testing.T) {
-	t.Setenv("PLATFORM_OUTBOUND_ALLOW", "127.0.0.1")
+	t.Parallel()
 	begin := time.Now()
 
 	type hit struct {
@@ -182,6 +183,13 @@ func TestPipelineEventRunEndToEnd(t *testing.T) {
 	require.Equal(t, consumerID, tasks[0]["consumer"])
 	require.Equal(t, "high", tasks[0]["priority"])
 	require.Equal(t, pipeDE, tasks[0]["createdBy"], "the pipeline is the task's author")
+
+	// The console's run page links the run's workflow in the Temporal UI
+	// (it never did under dev: starting the embedded server filled
+	// TemporalAddress, which turned the default link off).
+	runID := run["_id"].(string)
+	page := consolePage(t, d, "/console/r/automation/pipelineruns/"+runID)
+	require.Contains(t, page, fmt.Sprintf("http://localhost:%d/namespaces/default/workflows/%s", d.ports["ui"], runID))
 
 	t.Logf("whole test %s", time.Since(begin).Round(time.Millisecond))
 }

@@ -31,8 +31,7 @@ type devProcess struct {
 	stderr  *testenv.SyncBuffer
 	exited  chan struct{}
 	exitErr error
-	// extraEnv is appended to the environment (later values win).
-	extraEnv []string
+	extra   []string // further environment lines (the last value of a variable wins)
 }
 
 func newDev(t *testing.T) *devProcess {
@@ -66,7 +65,7 @@ func (d *devProcess) env() []string {
 		"PLATFORM_GATEWAY_URL="+d.baseURL(),
 		"PLATFORM_ADMIN_PASSWORD=e2e-password",
 		"PLATFORM_LOG_LEVEL=warn",
-	), d.extraEnv...)
+	), d.extra...)
 }
 
 // start runs `platform dev` and waits for /readyz.

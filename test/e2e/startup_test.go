@@ -139,7 +139,7 @@ func TestAPIStartedBeforeItsInfraWaitsForIt(t *testing.T) {
 	require.Equal(t, "1", res.Header.Get("Retry-After"))
 
 	c.run("infra", []string{"--data", filepath.Join(c.data, "infra"), "--store-addr", storeAddr,
-		"--temporal-port", fmt.Sprint(temporalPort), "--temporal-ui-port", "0", "--log-level", "error"}, nil)
+		"--temporal-port", fmt.Sprint(temporalPort), "--temporal-ui-port", "off", "--log-level", "error"}, nil)
 	c.waitFor(api, "API", readyzAnswers200(c.baseURL()+"/readyz"))
 }
 

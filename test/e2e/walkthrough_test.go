@@ -81,7 +81,7 @@ func TestDocWalkthroughs(t *testing.T) {
 	d := newDev(t)
 	// The docs say localhost:8080; this platform listens elsewhere.
 	addr := fmt.Sprintf("localhost:%d", d.ports["http"])
-	d.extraEnv = []string{"PLATFORM_GATEWAY_URL=http://" + addr, "PLATFORM_DOMAIN=" + addr}
+	d.extra = []string{"PLATFORM_GATEWAY_URL=http://" + addr, "PLATFORM_DOMAIN=" + addr}
 	d.start()
 	dir := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "bin"), 0o755))

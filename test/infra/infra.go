@@ -117,7 +117,7 @@ func startInfra() (Addresses, error) {
 	}
 	envFile := filepath.Join(data, "env")
 	cmd := exec.Command(bin, "infra", "--data", data, "--store-addr", "127.0.0.1:0", "--temporal-port", "0",
-		"--temporal-ui-port", "0", "--exit-with-stdin", "--env-file", envFile, "--log-level", "error")
+		"--temporal-ui-port", "off", "--exit-with-stdin", "--env-file", envFile, "--log-level", "error")
 	cmd.Stdout = io.Discard
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()

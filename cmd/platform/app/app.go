@@ -244,9 +244,11 @@ func (a *App) startOAuth(ctx context.Context) error {
 // openVault gives the App the credential vault: PLATFORM_MASTER_KEY, or
 // for the embedded store <data>/master.key (generated on first start). A
 // process without a key still starts, with credential storage off; a key
-// other than the one that sealed the stored credentials stops it.
+// that cannot open the store's sealed values stops it (unless
+// PLATFORM_ACCEPT_LOST_MASTER_KEY gives them up), and a key generated for
+// a missing key file is written only once the store accepted it.
 func (a *App) openVault(ctx context.Context) error {
-	v, err := credentials.FromConfig(a.Config)
+	key, generated, err := credentials.LoadMasterKey(a.Config)
 	if errors.Is(err, credentials.ErrNoMasterKey) {
 		a.Log.Warn("credential storage is off", "reason", err.Error())
 		return nil
@@ -254,14 +256,33 @@ func (a *App) openVault(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := v.CheckStore(ctx, a.Store); err != nil {
-		return fmt.Errorf("credentials: %w", err)
+	accept, err := credentials.AcceptedMasterKeys(a.Config)
+	if err != nil {
+		return err
 	}
-	a.Vault = v
+	v, err := credentials.NewVault(key, accept...)
+	if err != nil {
+		return err
+	}
+	kc := credentials.KeyCheck{Generated: generated, AcceptLoss: a.Config.AcceptLostMasterKey}
 	source := "PLATFORM_MASTER_KEY"
 	if a.Config.MasterKey == "" {
-		source = credentials.MasterKeyPath(a.Config)
+		source, kc.KeyFile = credentials.MasterKeyPath(a.Config), credentials.MasterKeyPath(a.Config)
 	}
+	lost, err := v.Check(ctx, a.Store, kc)
+	if err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	if lost != "" {
+		a.Log.Warn("started with another master key: the values sealed under the lost one stay unreadable until set again (webhook secrets, credentials)",
+			"lostKeyId", lost, "keyId", v.KeyID(), "setting", "PLATFORM_ACCEPT_LOST_MASTER_KEY")
+	}
+	if generated {
+		if err := credentials.SaveMasterKey(a.Config, key); err != nil {
+			return err
+		}
+	}
+	a.Vault = v
 	a.Log.Info("credential vault ready", "keySource", source, "keyId", v.KeyID())
 	return nil
 }

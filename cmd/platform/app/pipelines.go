@@ -81,6 +81,9 @@ func (a *App) automationDeps() automation.Deps {
 	if a.Vault != nil {
 		d.Vault = a.Vault
 	}
+	if a.Outbound != nil {
+		d.Outbound = a.Outbound
+	}
 	if a.API != nil {
 		d.Records = a.Service.Records(DataModules...)
 	}

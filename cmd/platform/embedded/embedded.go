@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
@@ -20,6 +21,8 @@ import (
 	"github.com/temporalio/cli/temporalcli/devserver"
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/server/common/dynamicconfig"
+
+	"platform/kernel/store"
 )
 
 // FerretDB is a running embedded MongoDB-wire server.
@@ -34,8 +37,8 @@ func StartFerretDB(dir, addr string, log *slog.Logger) (*FerretDB, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("store directory: %w", err)
 	}
-	if err := checkFree(addr); err != nil {
-		return nil, fmt.Errorf("store address %s: %w", addr, err)
+	if err := checkFree(PartStore, addr); err != nil {
+		return nil, err
 	}
 	if _, p, _ := net.SplitHostPort(addr); p == "0" {
 		port, err := FreePort("127.0.0.1")
@@ -126,8 +129,8 @@ func StartTemporal(o TemporalOptions, log *slog.Logger) (*Temporal, error) {
 		}
 	}
 	addr := net.JoinHostPort(o.IP, strconv.Itoa(o.Port))
-	if err := checkFree(addr); err != nil {
-		return nil, fmt.Errorf("temporal address %s: %w", addr, err)
+	if err := checkFree(PartTemporal, addr); err != nil {
+		return nil, err
 	}
 	ns := o.Namespace
 	if ns == "" {
@@ -165,12 +168,15 @@ func StartTemporal(o TemporalOptions, log *slog.Logger) (*Temporal, error) {
 	}
 	if o.UIPort != 0 {
 		uiAddr := net.JoinHostPort(o.IP, strconv.Itoa(o.UIPort))
-		if err := checkFree(uiAddr); err != nil {
-			return nil, fmt.Errorf("temporal UI address %s: %w", uiAddr, err)
+		if err := checkFree(PartUI, uiAddr); err != nil {
+			return nil, err
 		}
 		opts.UIIP, opts.UIPort = o.IP, o.UIPort
 	}
 	srv, err := devserver.Start(opts)
+	if err != nil && o.DatabaseFile != "" && store.Corrupt(err) {
+		return nil, fmt.Errorf("%w: %s: %v", store.ErrCorrupt, o.DatabaseFile, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("start Temporal: %w", err)
 	}
@@ -194,10 +200,34 @@ func FreePort(ip string) (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func checkFree(addr string) error {
+// The parts of the embedded servers that listen, for ListenError.
+const (
+	PartStore    = "store"    // FerretDB's MongoDB wire protocol
+	PartTemporal = "temporal" // Temporal's frontend
+	PartUI       = "ui"       // Temporal's Web UI
+)
+
+// ListenError is an address a part cannot listen on, mostly because
+// another process holds it (InUse); the caller names the setting that
+// chose it.
+type ListenError struct {
+	Part, Addr string
+	Err        error
+}
+
+func (e *ListenError) Error() string {
+	return fmt.Sprintf("%s address %s: %v", e.Part, e.Addr, e.Err)
+}
+
+func (e *ListenError) Unwrap() error { return e.Err }
+
+// InUse says another process listens there.
+func (e *ListenError) InUse() bool { return errors.Is(e.Err, syscall.EADDRINUSE) }
+
+func checkFree(part, addr string) error {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return errors.New("already in use (is another platform running?)")
+		return &ListenError{Part: part, Addr: addr, Err: err}
 	}
 	return l.Close()
 }

@@ -94,6 +94,9 @@ func Open(path string) (*Store, error) {
 	s, err := open(path)
 	if err != nil {
 		unlock()
+		if store.Corrupt(err) {
+			return nil, fmt.Errorf("%w: %s: %v", store.ErrCorrupt, path, err)
+		}
 		return nil, err
 	}
 	s.unlock = unlock

@@ -1,13 +1,13 @@
 package credentials
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"platform/kernel/query"
@@ -33,22 +33,43 @@ func MasterKeyPath(cfg *settings.Config) string { return filepath.Join(cfg.DataD
 // The key file lives beside the database, not in it, so a copy of the
 // database alone does not reveal the credentials.
 func LoadOrCreateMasterKey(cfg *settings.Config) ([]byte, error) {
+	key, generated, err := LoadMasterKey(cfg)
+	if err != nil || !generated {
+		return key, err
+	}
+	return createKeyFile(MasterKeyPath(cfg), key)
+}
+
+// LoadMasterKey is LoadOrCreateMasterKey without writing anything: for the
+// embedded store without a key file it answers a new key and generated =
+// true, which SaveMasterKey writes once the store accepted it (Check), so
+// a refused start leaves no key file behind.
+func LoadMasterKey(cfg *settings.Config) (key []byte, generated bool, err error) {
 	if cfg.MasterKey != "" {
 		key, err := ParseMasterKey(cfg.MasterKey)
 		if err != nil {
-			return nil, fmt.Errorf("PLATFORM_MASTER_KEY: %w", err)
+			return nil, false, fmt.Errorf("PLATFORM_MASTER_KEY: %w", err)
 		}
-		return key, nil
+		return key, false, nil
 	}
 	if cfg.MongoURI != "" {
-		return nil, fmt.Errorf("%w (MONGODB_URI is set: a key is generated only for the embedded store)", ErrNoMasterKey)
+		return nil, false, fmt.Errorf("%w (MONGODB_URI is set: a key is generated only for the embedded store)", ErrNoMasterKey)
 	}
-	path := MasterKeyPath(cfg)
-	key, err := readKeyFile(path)
+	key, err = readKeyFile(MasterKeyPath(cfg))
 	if errors.Is(err, fs.ErrNotExist) {
-		return createKeyFile(path)
+		return NewMasterKey(), true, nil
 	}
-	return key, err
+	return key, false, err
+}
+
+// SaveMasterKey writes a key LoadMasterKey generated to <data>/master.key.
+// It fails when another process wrote a different key meanwhile.
+func SaveMasterKey(cfg *settings.Config, key []byte) error {
+	got, err := createKeyFile(MasterKeyPath(cfg), key)
+	if err == nil && !bytes.Equal(got, key) {
+		err = fmt.Errorf("master key: another process created %s meanwhile; start again", MasterKeyPath(cfg))
+	}
+	return err
 }
 
 // PreviousKeyFile holds, beside MasterKeyFile, the key the embedded
@@ -112,12 +133,11 @@ func readKeyFile(path string) ([]byte, error) {
 // createKeyFile writes a new key to a temporary file, syncs it, and links
 // it into place: the key file appears complete or not at all, and of two
 // processes starting at once the second reads the first one's key.
-func createKeyFile(path string) ([]byte, error) {
+func createKeyFile(path string, key []byte) ([]byte, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("master key: %w", err)
 	}
-	key := NewMasterKey()
 	tmp, err := os.CreateTemp(dir, ".master.key-*") // mode 0600
 	if err != nil {
 		return nil, fmt.Errorf("master key: %w", err)
@@ -155,42 +175,11 @@ const KeysCollection = "credentialkeys"
 
 const keysDoc = "master"
 
-// CheckStore refuses a master key other than the one the store's
-// credentials are sealed under: a lost master.key replaced by a new one, or
-// processes configured with different keys, would otherwise write values
-// the others cannot open. The first vault to meet a store registers its key
-// id; another key is accepted only while no credential has been sealed
-// (NoteSealed).
+// CheckStore refuses a master key other than the one the store's sealed
+// values are sealed under (Check with a configured key's source).
 func (v *Vault) CheckStore(ctx context.Context, st store.Store) error {
-	if v == nil {
-		return ErrNoMasterKey
-	}
-	coll := st.Global(KeysCollection)
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	current := v.KeyID()
-	doc, err := coll.Upsert(ctx, keysDoc, store.Update{SetOnInsert: store.Doc{"keyId": current, "since": now, "sealed": false}})
-	if err != nil {
-		return fmt.Errorf("credential key check: %w", err)
-	}
-	stored, _ := doc["keyId"].(string)
-	if slices.Contains(v.KeyIDs(), stored) {
-		return nil // its own key, or the other key of a rotation
-	}
-	if doc["sealed"] == true {
-		return wrongKey(fmt.Sprintf("the master key (id %s) is not the one the stored credentials are sealed under (id %s): "+
-			"restore the original PLATFORM_MASTER_KEY or %s; every api and worker process needs the same key", current, stored, MasterKeyFile))
-	}
-	// Nothing sealed yet: take over. Conditional, so that of two processes
-	// with different keys starting at once one wins and the other fails.
-	_, err = coll.Update(ctx, query.AllOf(query.ID(keysDoc), query.Eq("keyId", stored), query.Eq("sealed", false)),
-		store.Update{Set: store.Doc{"keyId": current, "since": now}})
-	if errors.Is(err, store.ErrNotFound) {
-		return wrongKey("another process registered a different master key meanwhile; every api and worker process needs the same key")
-	}
-	if err != nil {
-		return fmt.Errorf("credential key check: %w", err)
-	}
-	return nil
+	_, err := v.Check(ctx, st, KeyCheck{})
+	return err
 }
 
 // wrongKey is a master key the store refuses: a bad setting, which no
